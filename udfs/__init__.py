@@ -1,0 +1,9 @@
+"""Python functions srlens registers in DuckDB (through the dbt-duckdb plugin)."""
+
+
+def register_all(con):
+    """Register every srlens UDF on a DuckDB connection."""
+    from udfs import flux
+
+    for module in (flux,):
+        module.register(con)

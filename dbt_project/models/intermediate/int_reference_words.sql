@@ -1,0 +1,17 @@
+-- Syntactic words of the reference trees (no multiword ranges, no empty nodes).
+select
+    corpus,
+    sent_idx,
+    word_id,
+    form,
+    lemma,
+    lower(lemma) as lemma_lower,
+    upos,
+    xpos,
+    feats,
+    head,
+    deprel,
+    split_part(deprel, ':', 1) as base_deprel,
+    split_part(deprel, ':', 1) = 'punct' as is_punct
+from {{ ref('stg_tokens') }}
+where token_kind = 'word'

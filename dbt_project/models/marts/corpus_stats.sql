@@ -1,0 +1,20 @@
+-- One row per treebank: means and sample standard deviations of the section-1 metrics.
+select
+    corpus,
+    count(*) as sentences,
+    sum(tree_length) as words,
+    avg(tree_depth) as tree_depth_mean,
+    stddev_samp(tree_depth) as tree_depth_sd,
+    avg(tree_length) as tree_length_mean,
+    stddev_samp(tree_length) as tree_length_sd,
+    avg(mean_dependency_distance) as mdd_mean,
+    stddev_samp(mean_dependency_distance) as mdd_sd,
+    avg(mean_flux_size) as mfs_mean,
+    stddev_samp(mean_flux_size) as mfs_sd,
+    avg(mean_flux_weight) as mfw_mean,
+    stddev_samp(mean_flux_weight) as mfw_sd,
+    avg(mean_arity) as mean_arity_mean,
+    stddev_samp(mean_arity) as mean_arity_sd,
+    100.0 * avg(case when is_projective then 0 else 1 end) as nonprojective_pct
+from {{ ref('sentence_complexity') }}
+group by corpus

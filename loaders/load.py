@@ -1,0 +1,127 @@
+"""Loading treebanks and system runs into the raw tables.
+
+Each load reads and validates the whole input first, then replaces the rows of
+that corpus or run in one transaction: a failed load changes nothing, and
+loading the same input again leaves one copy.
+"""
+
+import hashlib
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pyarrow as pa
+
+from loaders.conllu_reader import read_conllu
+from loaders.errors import LoadError
+from loaders.outputs_reader import read_run
+from loaders.store import insert_columns, open_for_write, transaction
+
+
+def _sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _now():
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def submission_id(campaign, corpus, team, run):
+    return f"{campaign}/{corpus}/{team}/{run}"
+
+
+def load_treebank(warehouse, path, corpus):
+    """Load (or replace) the reference treebank of `corpus`; returns (sentences, words)."""
+    treebank = read_conllu(path)
+    with open_for_write(warehouse) as con, transaction(con):
+        _check_runs_still_match(con, path, corpus, treebank.sentences["sent_id"])
+        for table in ("raw.treebank_files", "raw.sentences", "raw.tokens"):
+            con.execute(f"delete from {table} where corpus = ?", [corpus])
+        n = treebank.sentence_count
+        insert_columns(con, "raw.sentences", {"corpus": [corpus] * n, **treebank.sentences})
+        insert_columns(con, "raw.tokens", {"corpus": [corpus] * len(treebank.tokens["id"]), **treebank.tokens})
+        con.execute("insert into raw.treebank_files values (?, ?, ?, ?, ?, ?)",
+                    [corpus, str(path), _sha256(path), n, treebank.words, _now()])
+    return n, treebank.words
+
+
+def _check_runs_still_match(con, path, corpus, sent_ids):
+    """Runs already loaded for the corpus point at sentences by position: refuse to move them."""
+    runs = con.execute("select count(*) from raw.submissions where corpus = ?", [corpus]).fetchone()[0]
+    if not runs:
+        return
+    old = [r[0] for r in con.execute(
+        "select sent_id from raw.sentences where corpus = ? order by sent_idx", [corpus]).fetchall()]
+    if old != list(sent_ids):
+        raise LoadError(path, f"corpus {corpus!r} has {runs} loaded run(s) and this file's sentences differ "
+                        f"from the loaded treebank's ({len(sent_ids)} vs {len(old)} sentences or other "
+                        "sent_ids); load it under a new corpus name")
+
+
+def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="auto", allow_partial=False):
+    """Load (or replace) one system run; returns the number of sentences matched."""
+    run_file = read_run(path, fmt)
+    sub_id = submission_id(campaign, corpus, team, run)
+    with open_for_write(warehouse) as con:
+        reference = con.execute("select sent_idx, sent_id from raw.sentences where corpus = ? order by sent_idx",
+                                [corpus]).fetchall()
+        if not reference:
+            raise LoadError(path, f"no treebank is loaded for corpus {corpus!r} (load-treebank first)")
+        rows, matched_by = _match(path, run_file, reference, allow_partial)
+        with transaction(con):
+            for table in ("raw.submissions", "raw.outputs", "raw.output_tokens"):
+                con.execute(f"delete from {table} where submission_id = ?", [sub_id])
+            insert_columns(con, "raw.outputs", {"submission_id": [sub_id] * len(rows["sent_idx"]), **rows})
+            if run_file.conllu is not None:
+                _insert_output_tokens(con, sub_id, run_file, rows)
+            missing = sum(rows["is_missing"])
+            con.execute("insert into raw.submissions values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        [sub_id, corpus, team, run, campaign, str(path), run_file.format, matched_by,
+                         _sha256(path), len(reference) - missing, missing, _now()])
+    return len(reference) - missing, missing
+
+
+def _match(path, run_file, reference, allow_partial):
+    """Pair run sentences with reference sentences: by sent_id when the ids are the treebank's, else by order."""
+    ref_idx = {sent_id: idx for idx, sent_id in reference}
+    ids = run_file.sent_ids
+    by_id = bool(ids) and all(i is not None for i in ids) and any(i in ref_idx for i in ids)
+    if by_id:
+        unknown = [(i, line) for i, line in zip(ids, run_file.line_nos) if i not in ref_idx]
+        if unknown:
+            shown = ", ".join(i for i, _ in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+            raise LoadError(path, f"{len(unknown)} sent_id(s) not in the treebank: {shown}",
+                            unknown[0][1], unknown[0][0])
+        by_ref = {ref_idx[i]: k for k, i in enumerate(ids)}
+    else:
+        by_ref = {idx: k for k, (idx, _) in enumerate(reference) if k < len(ids)}
+    if len(ids) != len(reference) and not (by_id and allow_partial and len(ids) < len(reference)):
+        hint = " (--allow-partial accepts a run with fewer sentences when it carries sent_ids)" \
+            if len(ids) < len(reference) else ""
+        raise LoadError(path, f"the run has {len(ids)} sentences and the treebank has {len(reference)}{hint}")
+    rows = {"sent_idx": [], "sent_id": [], "text": [], "is_missing": [], "line_no": []}
+    for idx, sent_id in reference:
+        k = by_ref.get(idx)
+        rows["sent_idx"].append(idx)
+        rows["sent_id"].append(sent_id)
+        rows["text"].append(None if k is None else run_file.texts[k])
+        rows["is_missing"].append(k is None)
+        rows["line_no"].append(None if k is None else run_file.line_nos[k])
+    return rows, "sent_id" if by_id else "order"
+
+
+def _insert_output_tokens(con, sub_id, run_file, rows):
+    """Token lines of an already parsed run, keyed by the reference sentence they realize."""
+    line_to_ref = dict(zip(rows["line_no"], rows["sent_idx"]))
+    first_lines = run_file.conllu.sentences["first_line"]
+    con.register("_srlens_tokens", pa.table(run_file.conllu.tokens))
+    con.register("_srlens_sentence_map", pa.table({
+        "file_idx": list(range(1, len(first_lines) + 1)),
+        "ref_idx": [line_to_ref[line] for line in first_lines]}))
+    try:
+        con.execute("""
+            insert into raw.output_tokens
+            select ? as submission_id, m.ref_idx as sent_idx, t.* exclude (sent_idx)
+            from _srlens_tokens t join _srlens_sentence_map m on t.sent_idx = m.file_idx""", [sub_id])
+    finally:
+        con.unregister("_srlens_tokens")
+        con.unregister("_srlens_sentence_map")

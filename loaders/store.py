@@ -1,0 +1,60 @@
+"""Writing to the warehouse: one writer at a time, one transaction per load."""
+
+import contextlib
+import fcntl
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+RAW_SCHEMA_SQL = REPO_ROOT / "sql" / "raw_schema.sql"
+
+
+@contextlib.contextmanager
+def writer_lock(warehouse):
+    """Serialize loads and builds on one warehouse (a build swaps the file)."""
+    warehouse = Path(warehouse)
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{warehouse}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def ensure_raw_schema(con):
+    con.execute(RAW_SCHEMA_SQL.read_text())
+
+
+@contextlib.contextmanager
+def open_for_write(warehouse):
+    """A connection holding the writer lock, with the raw schema in place."""
+    with writer_lock(warehouse):
+        con = duckdb.connect(str(warehouse))
+        try:
+            ensure_raw_schema(con)
+            yield con
+        finally:
+            con.close()
+
+
+@contextlib.contextmanager
+def transaction(con):
+    """All or nothing: a failure anywhere rolls back every statement."""
+    con.execute("begin transaction")
+    try:
+        yield con
+    except BaseException:
+        con.execute("rollback")
+        raise
+    con.execute("commit")
+
+
+def insert_columns(con, table, columns):
+    """Bulk insert of column lists (dict name -> list) through Arrow."""
+    batch = pa.table(columns)
+    con.register("_srlens_batch", batch)
+    try:
+        names = ", ".join(columns)
+        con.execute(f"insert into {table} ({names}) select {names} from _srlens_batch")
+    finally:
+        con.unregister("_srlens_batch")

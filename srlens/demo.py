@@ -1,0 +1,26 @@
+"""The bundled demo: load every file listed in demo/data/manifest.csv."""
+
+import csv
+import sys
+from pathlib import Path
+
+from loaders.load import load_outputs, load_treebank
+from loaders.store import REPO_ROOT
+
+DEMO_MANIFEST = REPO_ROOT / "demo" / "data" / "manifest.csv"
+
+
+def load_demo(warehouse, manifest=DEMO_MANIFEST):
+    manifest = Path(manifest)
+    with open(manifest, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    # Treebanks first: runs are matched against them.
+    rows.sort(key=lambda row: row["kind"] != "treebank")
+    for number, row in enumerate(rows, start=1):
+        path = manifest.parent / row["file"]
+        print(f"[{number}/{len(rows)}] loading {row['kind']} {row['file']}", file=sys.stderr)
+        if row["kind"] == "treebank":
+            load_treebank(warehouse, path, row["corpus"])
+        else:
+            load_outputs(warehouse, path, row["corpus"], row["team"], row["run"], campaign=row["campaign"])
+    return len(rows)
