@@ -55,10 +55,14 @@ def build(warehouse, echo=True, project_dir=None):
     work_dir = warehouse.parent / f".{warehouse.name}.dbt"
     building = warehouse.parent / f".{warehouse.name}.building"
     with writer_lock(warehouse):
-        con = duckdb.connect(str(warehouse))
+        # Only the copy is opened for writing: readers of the live file are never blocked.
+        if warehouse.exists():
+            shutil.copyfile(warehouse, building)
+        if Path(f"{warehouse}.wal").exists():
+            shutil.copyfile(f"{warehouse}.wal", f"{building}.wal")
+        con = duckdb.connect(str(building))
         ensure_raw_schema(con)
         con.close()
-        shutil.copyfile(warehouse, building)
         try:
             ok, output = run_dbt(["build"], building, work_dir, project_dir, echo)
             if not ok:

@@ -1,0 +1,30 @@
+# srlens: `make build` gives a built demo warehouse, `make test` the whole test suite.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+WAREHOUSE ?= warehouse/srlens.duckdb
+
+export DBT_SEND_ANONYMOUS_USAGE_STATS := false
+export DO_NOT_TRACK := 1
+
+.PHONY: venv build test clean
+
+venv: $(VENV)/.installed
+
+# torch first, alone, so pip takes the CPU build rather than the CUDA one.
+$(VENV)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $@
+
+build: venv
+	$(BIN)/srlens --warehouse $(WAREHOUSE) load-demo
+	$(BIN)/srlens --warehouse $(WAREHOUSE) build
+
+test: venv
+	$(BIN)/pytest
+
+clean:
+	rm -rf warehouse dbt_project/target dbt_project/logs
