@@ -6,6 +6,7 @@ loading the same input again leaves one copy.
 """
 
 import hashlib
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -29,8 +30,18 @@ def submission_id(campaign, corpus, team, run):
     return f"{campaign}/{corpus}/{team}/{run}"
 
 
-def load_treebank(warehouse, path, corpus):
+def guess_language(corpus, path):
+    """UD naming: 'en_ewt', 'fr_gsd-ud-test.conllu' -> en, fr; 'und' when neither says."""
+    for name in (corpus, Path(path).name):
+        match = re.match(r"([a-z]{2,3})[_-]", name)
+        if match:
+            return match.group(1)
+    return "und"
+
+
+def load_treebank(warehouse, path, corpus, language=None):
     """Load (or replace) the reference treebank of `corpus`; returns (sentences, words)."""
+    language = language or guess_language(corpus, path)
     treebank = read_conllu(path)
     with open_for_write(warehouse) as con, transaction(con):
         _check_runs_still_match(con, path, corpus, treebank.sentences["sent_id"])
@@ -39,8 +50,8 @@ def load_treebank(warehouse, path, corpus):
         n = treebank.sentence_count
         insert_columns(con, "raw.sentences", {"corpus": [corpus] * n, **treebank.sentences})
         insert_columns(con, "raw.tokens", {"corpus": [corpus] * len(treebank.tokens["id"]), **treebank.tokens})
-        con.execute("insert into raw.treebank_files values (?, ?, ?, ?, ?, ?)",
-                    [corpus, str(path), _sha256(path), n, treebank.words, _now()])
+        con.execute("insert into raw.treebank_files values (?, ?, ?, ?, ?, ?, ?)",
+                    [corpus, language, str(path), _sha256(path), n, treebank.words, _now()])
     return n, treebank.words
 
 

@@ -7,6 +7,7 @@ create schema if not exists raw;
 -- One row per loaded reference treebank (a corpus).
 create table if not exists raw.treebank_files (
     corpus      varchar not null,
+    language    varchar not null,   -- ISO code (en, fr, ...), 'und' when unknown
     source_file varchar not null,   -- path as given on the command line
     sha256      varchar not null,
     sentences   integer not null,

@@ -37,6 +37,8 @@ def parser():
                                    "Example: srlens load-treebank en_ewt-ud-test.conllu --corpus en_ewt")
     c.add_argument("file", help="a UD CoNLL-U file")
     c.add_argument("--corpus", required=True, help="the corpus name runs will refer to, e.g. en_ewt")
+    c.add_argument("--language", help="ISO code of the language, e.g. en (default: the prefix of the "
+                                      "corpus or file name, as in UD's en_ewt)")
 
     c = sub.add_parser("load-outputs", help="load one system run",
                        description="Load (or replace) one system run of a corpus. Sentences are matched "
@@ -72,7 +74,7 @@ def parser():
 
 def run(args):
     if args.command == "load-treebank":
-        sentences, words = load_treebank(args.warehouse, args.file, args.corpus)
+        sentences, words = load_treebank(args.warehouse, args.file, args.corpus, args.language)
         print(f"loaded {sentences} sentences ({words} words) as corpus {args.corpus}")
     elif args.command == "load-outputs":
         loaded, missing = load_outputs(args.warehouse, args.file, args.corpus, args.team, args.run,

@@ -3,7 +3,7 @@
 
 def register_all(con):
     """Register every srlens UDF on a DuckDB connection."""
-    from udfs import flux
+    from udfs import accuracy, bleu, flux
 
-    for module in (flux,):
+    for module in (accuracy, bleu, flux):
         module.register(con)

@@ -1,2 +1,2 @@
-select corpus, source_file, sha256, sentences, words, loaded_at
+select corpus, language, source_file, sha256, sentences, words, loaded_at
 from {{ source('raw', 'treebank_files') }}

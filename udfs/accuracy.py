@@ -1,0 +1,306 @@
+"""String, tree and reordering accuracy of a realized sentence (SPEC sections 5 and 7).
+
+Inputs are lemma sequences with punctuation already removed.  The reference is
+the analysis tree: ``ref_lemmas`` (n words, positions 1..n) and ``ref_heads``
+(``ref_heads[i]`` is the position of the head of word i+1, 0 for the root).
+Lemmas are compared after ``str.lower()`` on both sides.
+
+Documented decisions
+--------------------
+Alignment tie-break.  Edit distance with unit costs (insertion, deletion,
+substitution = 1, so a substitution is cheaper than deletion + insertion).
+Among the minimum-cost alignments the one with the most matches is chosen.
+That pair (cost, matches) already fixes I, D and S, because with R reference
+and H output tokens R = matches + S + D, H = matches + S + I and
+cost = S + I + D, hence S = R + H - 2*matches - cost.  Needed for the SPEC
+example: cost 5 is also reached with 5 matches (S=3, I=1, D=1); the paper's
+alignment has 6 (S=1, I=2, D=2).  Only *which* tokens are inserted/deleted can
+still differ between such alignments; the backtrace (from the end of both
+strings) then prefers a diagonal step, then a deletion, then an insertion.
+Moves: for each token type, M_t = min(deletions of t, insertions of t);
+M = sum M_t, I' = I - M, D' = D - M.
+
+Word identity.  Output word = k-th occurrence of a lemma is mapped to the k-th
+occurrence of that lemma in the reference (SPEC 5); an output word without
+such a partner is unmapped.  Inside a treelet the compared tokens are the
+mapped *reference positions*, not lemmas, so two words with the same lemma are
+never confused.  A treelet's output string is the treelet's positions in the
+order their mapped output words occur; unmapped output words belong to no
+treelet, so extra words lower the string accuracies but not the tree ones.
+Tree counts are summed over all treelets and divided by R (as in Bangalore et
+al. 2000, Table 1: 6 tree problems / 9 tokens = 0.33).
+
+S in understandability/quality accuracy is the raw *count* of substitutions of
+the simple tree accuracy (summed over treelets), not a rate.  Bangalore et al.
+2000, section 4: Table 3 caption "S is number of substitutions"; "the simple
+tree accuracy is bounded by 1, while the number of substitutions is bounded by
+the length of the sentence. In practice ... S ranges between 0 and 10 with a
+mean of 1.583"; and a perfect sentence (STA = 1, S = 0) scores exactly
+1.3147 - 0.4458 = 0.8689 and 1.0192 - 0.3553 = 0.6639, the divisors.  (The
+paper leaves open whether its regressions used string or tree S; SPEC fixes
+the tree count.)
+
+Edge values.
+* out NULL (missing sentence) or ref NULL: every value NULL.
+* R = 0: all accuracies NULL (division by zero); counts are still reported
+  (string_ins = len(out), everything else 0).
+* Empty output: every reference word is missing, i.e. deleted (SSA = GSA = 0;
+  each treelet is fully deleted; no treelet is correctly ordered).
+* No treelets (e.g. R = 1): tree counts are 0, so STA = GTA = 1 by the
+  formula whatever the output; reorder_accuracy = NULL (0 / 0).
+* Reordering (SPEC 7): a treelet is correct when all its words are mapped and
+  their output order equals the reference order; other output words in
+  between do not matter.
+* Malformed trees (len(heads) != len(lemmas), head outside 0..n, self-loop)
+  or NULL list elements raise ValueError (and so fail the SQL query) instead
+  of producing silent numbers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any, Hashable, NamedTuple, Sequence
+
+import duckdb
+import pyarrow as pa
+
+__all__ = [
+    "EditCounts",
+    "edit_counts",
+    "sentence_accuracies",
+    "srlens_accuracies_arrow",
+    "register",
+    "ACCURACY_FIELDS",
+    "COUNT_FIELDS",
+]
+
+ACCURACY_FIELDS = (
+    "simple_string_accuracy",
+    "generation_string_accuracy",
+    "simple_tree_accuracy",
+    "generation_tree_accuracy",
+    "understandability_accuracy",
+    "quality_accuracy",
+    "reorder_accuracy",
+)
+COUNT_FIELDS = (
+    "string_ins",
+    "string_del",
+    "string_sub",
+    "string_moves",
+    "tree_ins",
+    "tree_del",
+    "tree_sub",
+    "tree_moves",
+    "reorder_correct",
+    "reorder_total",
+)
+
+
+class EditCounts(NamedTuple):
+    insertions: int
+    deletions: int
+    substitutions: int
+    moves: int
+
+    @property
+    def problems(self) -> int:
+        """I + D + S (simple accuracy numerator)."""
+        return self.insertions + self.deletions + self.substitutions
+
+    @property
+    def generation_problems(self) -> int:
+        """M + I' + D' + S (generation accuracy numerator)."""
+        return self.problems - self.moves
+
+
+def _edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts:
+    n, m = len(ref), len(out)
+    # One integer per cell encodes (cost, -matches) lexicographically: K exceeds
+    # any possible difference in matches, so cost always dominates.
+    k = min(n, m) + 1
+    d = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        d[i][0] = i * k
+    for j in range(1, m + 1):
+        d[0][j] = j * k
+    for i in range(1, n + 1):
+        r = ref[i - 1]
+        row, prev = d[i], d[i - 1]
+        for j in range(1, m + 1):
+            diag = prev[j - 1] + (-1 if r == out[j - 1] else k)
+            row[j] = min(diag, prev[j] + k, row[j - 1] + k)
+
+    deleted: list[Hashable] = []
+    inserted: list[Hashable] = []
+    subs = 0
+    i, j = n, m
+    while i > 0 or j > 0:
+        if i > 0 and j > 0:
+            same = ref[i - 1] == out[j - 1]
+            if d[i][j] == d[i - 1][j - 1] + (-1 if same else k):
+                subs += not same
+                i, j = i - 1, j - 1
+                continue
+        if i > 0 and d[i][j] == d[i - 1][j] + k:
+            deleted.append(ref[i - 1])
+            i -= 1
+        else:
+            inserted.append(out[j - 1])
+            j -= 1
+
+    ins_by_token = Counter(inserted)
+    moves = sum(min(c, ins_by_token[t]) for t, c in Counter(deleted).items())
+    return EditCounts(len(inserted), len(deleted), subs, moves)
+
+
+def edit_counts(ref: Sequence[str], out: Sequence[str]) -> EditCounts:
+    """Insertions, deletions, substitutions and moves aligning ``out`` to ``ref``.
+
+    Tokens are compared as given (callers lower-case lemmas); any hashable
+    tokens work, which the tree metrics use to compare reference positions.
+    """
+    return _edit_counts(list(ref), list(out))
+
+
+def _check_tree(lemmas: Sequence[Any], heads: Sequence[Any]) -> None:
+    n = len(lemmas)
+    if len(heads) != n:
+        raise ValueError(f"{n} reference lemmas but {len(heads)} heads")
+    for pos, h in enumerate(heads, start=1):
+        if h is None or not 0 <= h <= n or h == pos:
+            raise ValueError(f"invalid head {h!r} for word {pos} of {n}")
+    if any(x is None for x in lemmas):
+        raise ValueError("NULL lemma in reference")
+
+
+def _map_output(ref: Sequence[str], out: Sequence[str]) -> list[int | None]:
+    """Reference position (1-based) of each output word, k-th to k-th occurrence."""
+    positions: dict[str, list[int]] = defaultdict(list)
+    for pos, lemma in enumerate(ref, start=1):
+        positions[lemma].append(pos)
+    seen: Counter[str] = Counter()
+    mapped: list[int | None] = []
+    for lemma in out:
+        kth = seen[lemma]
+        seen[lemma] += 1
+        cands = positions.get(lemma, ())
+        mapped.append(cands[kth] if kth < len(cands) else None)
+    return mapped
+
+
+def _empty_result() -> dict[str, Any]:
+    return {name: None for name in ACCURACY_FIELDS + COUNT_FIELDS}
+
+
+def sentence_accuracies(
+    ref_lemmas: Sequence[str] | None,
+    ref_heads: Sequence[int] | None,
+    out_lemmas: Sequence[str] | None,
+) -> dict[str, Any]:
+    """All SPEC 5/7 accuracies and their raw counts for one sentence pair.
+
+    Returns a dict keyed by ``ACCURACY_FIELDS + COUNT_FIELDS``; every value is
+    None when the reference or the output is None (see module docstring for
+    the other edge values).
+    """
+    if ref_lemmas is None or ref_heads is None or out_lemmas is None:
+        return _empty_result()
+    _check_tree(ref_lemmas, ref_heads)
+    if any(x is None for x in out_lemmas):
+        raise ValueError("NULL lemma in output")
+    ref = [x.lower() for x in ref_lemmas]
+    out = [x.lower() for x in out_lemmas]
+    n = len(ref)
+
+    string = _edit_counts(ref, out)
+
+    children: dict[int, list[int]] = defaultdict(list)
+    for pos, h in enumerate(ref_heads, start=1):
+        if h:
+            children[h].append(pos)
+    mapped = _map_output(ref, out)
+
+    tree_ins = tree_del = tree_sub = tree_moves = 0
+    correct = 0
+    for head in sorted(children):
+        members = sorted([head, *children[head]])
+        member_set = set(members)
+        out_order = [p for p in mapped if p in member_set]
+        c = _edit_counts(members, out_order)
+        tree_ins += c.insertions
+        tree_del += c.deletions
+        tree_sub += c.substitutions
+        tree_moves += c.moves
+        # Positions are distinct, so equal sequences <=> all present, same order.
+        correct += out_order == members
+    total = len(children)
+
+    res = _empty_result()
+    res.update(
+        string_ins=string.insertions,
+        string_del=string.deletions,
+        string_sub=string.substitutions,
+        string_moves=string.moves,
+        tree_ins=tree_ins,
+        tree_del=tree_del,
+        tree_sub=tree_sub,
+        tree_moves=tree_moves,
+        reorder_correct=correct,
+        reorder_total=total,
+    )
+    if total:
+        res["reorder_accuracy"] = correct / total
+    if n == 0:
+        return res
+
+    sta = 1 - (tree_ins + tree_del + tree_sub) / n
+    res.update(
+        simple_string_accuracy=1 - string.problems / n,
+        generation_string_accuracy=1 - string.generation_problems / n,
+        simple_tree_accuracy=sta,
+        generation_tree_accuracy=1 - (tree_ins + tree_del + tree_sub - tree_moves) / n,
+        # Bangalore et al. 2000, eq. (4) and (5); S is the tree substitution count.
+        understandability_accuracy=(1.3147 * sta - 0.1039 * tree_sub - 0.4458) / 0.8689,
+        quality_accuracy=(1.0192 * sta - 0.0869 * tree_sub - 0.3553) / 0.6639,
+    )
+    return res
+
+
+ARROW_TYPE = pa.struct(
+    [(name, pa.float64()) for name in ACCURACY_FIELDS]
+    + [(name, pa.int32()) for name in COUNT_FIELDS]
+)
+SQL_RETURN_TYPE = (
+    "STRUCT("
+    + ", ".join(
+        [f"{name} DOUBLE" for name in ACCURACY_FIELDS]
+        + [f"{name} INTEGER" for name in COUNT_FIELDS]
+    )
+    + ")"
+)
+
+
+def srlens_accuracies_arrow(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:
+    """Arrow-vectorized body of ``srlens_accuracies``: one struct (or NULL) per row."""
+    rows = zip(ref_lemmas.to_pylist(), ref_heads.to_pylist(), out_lemmas.to_pylist())
+    results = [
+        None if r is None or h is None or o is None else sentence_accuracies(r, h, o)
+        for r, h, o in rows
+    ]
+    return pa.array(results, type=ARROW_TYPE)
+
+
+def register(con: duckdb.DuckDBPyConnection) -> None:
+    """Register ``srlens_accuracies(VARCHAR[], INTEGER[], VARCHAR[]) -> STRUCT`` on ``con``."""
+    con.create_function(
+        "srlens_accuracies",
+        srlens_accuracies_arrow,
+        ["VARCHAR[]", "INTEGER[]", "VARCHAR[]"],
+        SQL_RETURN_TYPE,
+        type="arrow",
+        # NULLs are handled in Python explicitly rather than relying on the
+        # engine's default, which for arrow UDFs passes them through anyway.
+        null_handling="special",
+        side_effects=False,
+    )
