@@ -21,7 +21,7 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 
 build: venv
 	$(BIN)/srlens --warehouse $(WAREHOUSE) load-demo
-	$(BIN)/srlens --warehouse $(WAREHOUSE) build
+	$(BIN)/srlens --warehouse $(WAREHOUSE) build --processor aligned
 
 test: venv
 	$(BIN)/pytest

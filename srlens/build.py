@@ -5,6 +5,7 @@ file (an atomic rename). Readers that hold the old file open keep reading the
 old version, and a failed build leaves the warehouse exactly as it was.
 """
 
+import json
 import os
 import shutil
 import subprocess
@@ -14,8 +15,12 @@ from pathlib import Path
 import duckdb
 
 from loaders.store import REPO_ROOT, ensure_raw_schema, writer_lock
+from srlens import processing
+from udfs.bleu import NLTK_COMPAT_VERSION
 
 DBT_PROJECT_DIR = REPO_ROOT / "dbt_project"
+PROCESSORS = ("stanza", "aligned")
+PROCESSOR_ENV = "SRLENS_PROCESSOR"
 
 
 class BuildError(Exception):
@@ -49,8 +54,16 @@ def run_dbt(args, build_path, work_dir, project_dir=None, echo=True):
     return proc.wait() == 0, "".join(lines)
 
 
-def build(warehouse, echo=True, project_dir=None):
-    """Run `dbt build` (models and their tests) and swap the result in on success."""
+def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=None, dbt_vars=None):
+    """Process new outputs, run `dbt build` (models and their tests), swap the result in on success.
+
+    processor: 'stanza' (parse outputs; SPEC section 6) or 'aligned' (no model: map output tokens
+    to reference words by form); default $SRLENS_PROCESSOR, else stanza.
+    dbt_vars: further dbt vars (parameters of the marts, see dbt_project.yml).
+    """
+    processor = processor or os.environ.get(PROCESSOR_ENV) or "stanza"
+    if processor not in PROCESSORS:
+        raise BuildError(f"unknown processor {processor!r} (one of {', '.join(PROCESSORS)})")
     warehouse = Path(warehouse)
     work_dir = warehouse.parent / f".{warehouse.name}.dbt"
     building = warehouse.parent / f".{warehouse.name}.building"
@@ -60,17 +73,34 @@ def build(warehouse, echo=True, project_dir=None):
             shutil.copyfile(warehouse, building)
         if Path(f"{warehouse}.wal").exists():
             shutil.copyfile(f"{warehouse}.wal", f"{building}.wal")
-        con = duckdb.connect(str(building))
-        ensure_raw_schema(con)
-        con.close()
         try:
-            ok, output = run_dbt(["build"], building, work_dir, project_dir, echo)
+            all_vars = {**(dbt_vars or {}), **prepare(building, processor, stanza_dir, echo)}
+            ok, output = run_dbt(["build", "--vars", json.dumps(all_vars)], building, work_dir, project_dir, echo)
             if not ok:
                 raise BuildError("dbt build failed; the warehouse is unchanged.\n" + _failures(output))
             os.replace(building, warehouse)
         finally:
             for leftover in (building, Path(f"{building}.wal")):
                 leftover.unlink(missing_ok=True)
+
+
+def prepare(building, processor, stanza_dir, echo):
+    """Bring the copy's raw and cache schemas up to date and parse new outputs; returns dbt vars."""
+    con = duckdb.connect(str(building))
+    try:
+        ensure_raw_schema(con)
+        processing.ensure_cache_schema(con)
+        stanza_processors = {}
+        if processor == "stanza":
+            processing.process_pending(con, model_dir=stanza_dir, progress=echo)
+            languages = [r[0] for r in con.execute(
+                "select distinct t.language from raw.submissions s join raw.treebank_files t using (corpus) "
+                "where s.format <> 'conllu' order by 1").fetchall()]
+            stanza_processors = {lang: processing.stanza_processor_id(lang, stanza_dir) for lang in languages}
+    finally:
+        con.close()
+    return {"processor": processor, "stanza_processors": stanza_processors,
+            "bleu_nltk_version": NLTK_COMPAT_VERSION}
 
 
 def _failures(output):

@@ -36,6 +36,11 @@ def run_query(warehouse, sql, fmt="table"):
         frame = con.execute(sql).df()
     finally:
         con.close()
+    return format_frame(frame, fmt)
+
+
+def format_frame(frame, fmt):
+    """A result as text: an aligned table, CSV or JSON records."""
     if fmt == "csv":
         return frame.to_csv(index=False)
     if fmt == "json":

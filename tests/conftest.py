@@ -59,7 +59,7 @@ def built_warehouse(tmp_path_factory):
     load_treebank(warehouse, EN_EWT_TEST, "en_ewt_test")
     load_treebank(warehouse, entropy, "entropy_example")
     load_demo(warehouse)
-    build(warehouse, echo=False)
+    build(warehouse, echo=False, processor="aligned")
     return warehouse
 
 

@@ -1,0 +1,36 @@
+-- One row per output sentence that exists (missing sentences are not scored), with the
+-- reference and output lemma sequences the scores compare.
+with reference as (
+    select corpus, sent_idx,
+           list(lemma_lower order by pos) as ref_lemmas,
+           list(head_pos order by pos) as ref_heads
+    from {{ ref('int_analysis_words') }}
+    group by all
+),
+
+output as (
+    select submission_id, sent_idx, list(lemma_lower order by pos) as out_lemmas
+    from {{ ref('int_output_lemmas') }}
+    group by all
+),
+
+processors as (
+    select submission_id, string_agg(distinct processor, ', ' order by processor) as processor
+    from {{ ref('int_output_words') }}
+    group by all
+)
+
+select
+    o.submission_id,
+    s.corpus,
+    o.sent_idx,
+    coalesce(r.ref_lemmas, []::varchar[]) as ref_lemmas,
+    coalesce(r.ref_heads, []::integer[]) as ref_heads,
+    coalesce(w.out_lemmas, []::varchar[]) as out_lemmas,  -- empty output: no words
+    coalesce(p.processor, '{{ var("processor", "aligned") }}') as processor
+from {{ ref('stg_outputs') }} o
+join {{ ref('stg_submissions') }} s using (submission_id)
+left join reference r on r.corpus = s.corpus and r.sent_idx = o.sent_idx
+left join output w on w.submission_id = o.submission_id and w.sent_idx = o.sent_idx
+left join processors p on p.submission_id = o.submission_id
+where not o.is_missing

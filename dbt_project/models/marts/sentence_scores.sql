@@ -1,0 +1,42 @@
+-- SPEC section 11: one row per submission and reference sentence. Scores are NULL for a
+-- sentence the run lacks (is_missing) and where SPEC leaves them undefined (DEA with n = 1).
+with dea as (
+    select submission_id, sent_idx, count(*) as edges, count(*) filter (where matched) as matched_edges
+    from {{ ref('int_dea_edges') }}
+    group by all
+)
+
+select
+    o.submission_id,
+    o.sent_id,
+    s.corpus,
+    s.team,
+    s.run,
+    s.campaign,
+    o.sent_idx,
+    o.is_missing,
+    len(x.ref_lemmas) as reference_words,
+    len(x.out_lemmas) as output_words,
+    u.bleu,
+    case when len(x.ref_lemmas) > 1 then coalesce(d.matched_edges, 0) / (len(x.ref_lemmas) - 1) end as dea,
+    coalesce(d.edges, 0) as dea_edges,
+    coalesce(d.matched_edges, 0) as dea_matched,
+    u.acc.simple_string_accuracy,
+    u.acc.generation_string_accuracy,
+    u.acc.simple_tree_accuracy,
+    u.acc.generation_tree_accuracy,
+    u.acc.understandability_accuracy,
+    u.acc.quality_accuracy,
+    u.acc.reorder_accuracy,
+    l.rule_score,   -- L'AMBRE (SPEC 9); NULL for a missing sentence or a run without a parse
+    x.processor,
+    '{{ var("bleu_nltk_version") }}' as bleu_nltk_version,
+    h.fluency_z,   -- mean annotator z-score (SPEC 10); NULL where no human judged the sentence
+    h.adequacy_z
+from {{ ref('stg_outputs') }} o
+join {{ ref('stg_submissions') }} s using (submission_id)
+left join {{ ref('int_scored_outputs') }} x using (submission_id, sent_idx)
+left join {{ ref('int_sentence_udf_scores') }} u using (submission_id, sent_idx)
+left join dea d using (submission_id, sent_idx)
+left join {{ ref('int_lambre_sentence_scores') }} l using (submission_id, sent_idx)
+left join {{ ref('int_human_sentence_z') }} h using (submission_id, sent_idx)

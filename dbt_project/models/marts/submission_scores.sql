@@ -1,0 +1,35 @@
+-- One row per run: corpus BLEU (nltk corpus_bleu from summed statistics), micro DEA,
+-- and the means of the sentence scores over the sentences the run has.
+with sentences as (
+    select s.*, u.bleu_stats as st
+    from {{ ref('sentence_scores') }} s
+    left join {{ ref('int_sentence_udf_scores') }} u using (submission_id, sent_idx)
+)
+
+select
+    submission_id,
+    any_value(corpus) as corpus,
+    any_value(team) as team,
+    any_value(run) as run,
+    any_value(campaign) as campaign,
+    count(*) filter (where not is_missing) as sentences,
+    count(*) filter (where is_missing) as missing,
+    srlens_bleu_from_stats(sum(st.hyp_len), sum(st.ref_len), sum(st.m1), sum(st.m2), sum(st.m3),
+                           sum(st.m4), sum(st.t1), sum(st.t2), sum(st.t3), sum(st.t4)) as corpus_bleu,
+    sum(dea_matched) / nullif(sum(dea_edges), 0) as dea,
+    avg(bleu) as bleu_mean,
+    avg(dea) as dea_mean,
+    avg(simple_string_accuracy) as simple_string_accuracy_mean,
+    avg(generation_string_accuracy) as generation_string_accuracy_mean,
+    avg(simple_tree_accuracy) as simple_tree_accuracy_mean,
+    avg(generation_tree_accuracy) as generation_tree_accuracy_mean,
+    avg(understandability_accuracy) as understandability_accuracy_mean,
+    avg(quality_accuracy) as quality_accuracy_mean,
+    avg(reorder_accuracy) as reorder_accuracy_mean,
+    avg(sentences.rule_score) as rule_score_mean,
+    any_value(r.rule_score) as rule_score,  -- L'AMBRE corpus level: mean over rules of pooled ratios
+    any_value(processor) as processor,
+    any_value(bleu_nltk_version) as bleu_nltk_version
+from sentences
+left join {{ ref('int_lambre_submission_scores') }} r using (submission_id)
+group by submission_id

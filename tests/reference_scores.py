@@ -1,0 +1,56 @@
+"""Straightforward pure-Python versions of the SQL scoring (SPEC sections 3 and 6), for tests."""
+
+import unicodedata
+from collections import Counter, defaultdict
+
+
+def is_punctuation_token(token):
+    """Every character is Unicode punctuation (category P*), like SQL's \\p{P}+."""
+    return all(unicodedata.category(c).startswith("P") for c in token)
+
+
+def aligned_lemmas(text, ref_forms, ref_lemmas, ref_is_punct):
+    """The 'aligned' processor: k-th occurrence of a form (case-insensitive) -> k-th reference word.
+
+    Takes the reference word's lemma (lower-cased), else the token lower-cased; drops punctuation.
+    """
+    positions = defaultdict(list)
+    for i, form in enumerate(ref_forms):
+        positions[form.lower()].append(i)
+    seen = Counter()
+    lemmas = []
+    for token in text.split():
+        key = token.lower()
+        k = seen[key]
+        seen[key] += 1
+        if k < len(positions[key]):
+            i = positions[key][k]
+            if not ref_is_punct[i]:
+                lemmas.append(ref_lemmas[i].lower())
+        elif not is_punctuation_token(token):
+            lemmas.append(key)
+    return lemmas
+
+
+def dea(ref_lemmas, ref_heads, ref_relations, out_lemmas):
+    """(matched edges, edges, {relation: [edges, matched]}) of one sentence, SPEC section 3."""
+    triples = []
+    for dep, head in enumerate(ref_heads, start=1):
+        if head:
+            triples.append((ref_lemmas[head - 1], ref_lemmas[dep - 1], dep - head, ref_relations[dep - 1]))
+    in_output = Counter()
+    for i, h in enumerate(out_lemmas):
+        for head_lemma, dep_lemma, k, _ in set((t[0], t[1], t[2], None) for t in triples):
+            if h == head_lemma and 0 <= i + k < len(out_lemmas) and out_lemmas[i + k] == dep_lemma:
+                in_output[(head_lemma, dep_lemma, k)] += 1
+    used = Counter()
+    by_relation = defaultdict(lambda: [0, 0])
+    matched = 0
+    for head_lemma, dep_lemma, k, relation in triples:  # reference order: by dependent position
+        key = (head_lemma, dep_lemma, k)
+        hit = used[key] < in_output[key]
+        used[key] += hit
+        matched += hit
+        by_relation[relation.split(":")[0]][0] += 1
+        by_relation[relation.split(":")[0]][1] += hit
+    return matched, len(triples), dict(by_relation)
