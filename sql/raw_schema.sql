@@ -85,3 +85,42 @@ create table if not exists raw.output_tokens (
     deps          varchar not null,
     misc          varchar not null
 );
+
+-- One row per human judgment (srlens load-human; SPEC section 10). A run, corpus and
+-- sentence a judgment names must be loaded. Loading a file replaces every judgment of the
+-- (campaign, corpus, team, run, annotator, criterion) sets it contains.
+create table if not exists raw.human_judgments (
+    campaign    varchar not null,   -- 'default' when the file has no campaign column
+    corpus      varchar not null,
+    team        varchar not null,
+    run         varchar not null,
+    annotator   varchar not null,
+    sent_id     varchar not null,
+    criterion   varchar not null,   -- as given; compared lower-cased (fluency, adequacy, ...)
+    score       double not null,    -- raw score; z-normalized per annotator in dbt
+    source_file varchar not null,
+    line_no     integer not null,   -- line of the judgment in source_file
+    loaded_at   timestamp not null
+);
+
+-- Morphosyntactic rules added, changed or disabled by hand (`srlens load-rules FILE`, SPEC
+-- section 9). One row per CSV row, validated and completed by loaders/rules.py: rule_id and the
+-- defining columns always agree. Loading a file again replaces its rows (source_file is the
+-- resolved path). A row whose rule_id is an extracted rule overrides it; others are manual rules.
+create table if not exists raw.lambre_manual_rules (
+    source_file    varchar not null,
+    line_no        integer not null,   -- CSV line of the row (header = line 1)
+    rule_id        varchar not null,
+    language       varchar not null,
+    kind           varchar not null,   -- agreement | argstruct
+    deprel         varchar not null,
+    dep_upos       varchar not null,
+    head_upos      varchar not null,
+    feature        varchar not null,
+    side           varchar not null,   -- both (agreement) | dep | head (argstruct)
+    allowed_values varchar[],          -- argstruct only; NULL: keep the extracted values
+    enabled        boolean not null,
+    comment        varchar,
+    sha256         varchar not null,
+    loaded_at      timestamp not null
+);

@@ -3,7 +3,7 @@
 
 def register_all(con):
     """Register every srlens UDF on a DuckDB connection."""
-    from udfs import accuracy, bleu, flux
+    from udfs import accuracy, bleu, flux, stats
 
-    for module in (accuracy, bleu, flux):
+    for module in (accuracy, bleu, flux, stats):
         module.register(con)

@@ -1,0 +1,68 @@
+-- SPEC section 10: per submission, Spearman rho and p (scipy, udfs/stats.py) for every pair of
+-- sentence-level variables, pairs with a missing value dropped; Holm-Bonferroni across the pairs
+-- of the submission that have a p-value. A pair is listed when both variables have at least one
+-- value in the submission (so no fluency/adequacy pairs without human judgments); rho and p are
+-- NULL when n < 3 or a variable is constant over the pair's sentences (then the pair is not
+-- one of the Holm family, holm_tests).
+{%- set alpha = var('correlation_alpha', 0.05) %}
+
+with vals as (
+    select * from {{ ref('int_corr_sentence_values') }}
+),
+
+present as (
+    select distinct submission_id, corpus, team, run, campaign, variable, ordinal from vals
+),
+
+pairs as (
+    select a.submission_id, a.corpus, a.team, a.run, a.campaign,
+           a.variable as metric_a, b.variable as metric_b, a.ordinal as ordinal_a, b.ordinal as ordinal_b
+    from present a
+    join present b on a.submission_id = b.submission_id and a.ordinal < b.ordinal
+),
+
+samples as (
+    -- both lists in sentence order, so xs[i] and ys[i] are the same sentence
+    select a.submission_id, a.variable as metric_a, b.variable as metric_b,
+           list(a.value order by a.sent_idx) as xs,
+           list(b.value order by a.sent_idx) as ys
+    from vals a
+    join vals b on a.submission_id = b.submission_id and a.sent_idx = b.sent_idx and a.ordinal < b.ordinal
+    group by all
+),
+
+tests as (
+    select p.*, srlens_spearman(coalesce(s.xs, []), coalesce(s.ys, [])) as r
+    from pairs p
+    left join samples s using (submission_id, metric_a, metric_b)
+),
+
+holm as (
+    -- Holm: sort the m p-values ascending; adjusted p_(i) = max over j <= i of (m - j + 1) * p_(j),
+    -- capped at 1 (the running max keeps the adjusted values monotone; ties get equal values).
+    select
+        *,
+        count(r.p_value) over (partition by submission_id) as holm_tests,
+        row_number() over by_p as holm_rank
+    from tests
+    window by_p as (partition by submission_id order by r.p_value nulls last, ordinal_a, ordinal_b)
+)
+
+select
+    submission_id,
+    corpus,
+    team,
+    run,
+    campaign,
+    metric_a,
+    metric_b,
+    r.n,
+    r.rho,
+    r.p_value,
+    case when r.p_value is not null then
+        least(1.0, max((holm_tests - holm_rank + 1) * r.p_value) over (
+            partition by submission_id order by holm_rank rows between unbounded preceding and current row))
+    end as p_holm,
+    p_holm < {{ alpha }} as significant,
+    holm_tests
+from holm

@@ -1,0 +1,159 @@
+"""Loading human judgments (SPEC section 10, `srlens load-human FILE`).
+
+The file is CSV with a header naming at least annotator, team, run, corpus,
+sent_id, criterion and score; a campaign column is optional (default
+'default', like load-outputs). Other columns are ignored. One row is one
+score given by one annotator to one output sentence on one criterion.
+
+All of it is validated before anything is written: a score that is not a
+finite number, an empty field, the same judgment twice, or a judgment naming a
+corpus, run or sentence that is not loaded is an error (all offenders are
+listed, with line numbers), never dropped.
+
+Replacement: the file replaces, in one transaction, every judgment of each
+(campaign, corpus, team, run, annotator, criterion) set it contains. So loading
+the same file twice leaves one copy, a corrected file replaces its
+predecessor whatever its name, and files split by annotator or by run add up.
+An annotator's judgments of a run on a criterion therefore belong in one file.
+"""
+
+import csv
+import io
+import math
+from datetime import datetime, timezone
+
+import pyarrow as pa
+
+from loaders.conllu_reader import read_text
+from loaders.errors import LoadError
+from loaders.load import submission_id
+from loaders.store import insert_columns, open_for_write, transaction
+
+REQUIRED = ("annotator", "team", "run", "corpus", "sent_id", "criterion", "score")
+OPTIONAL = {"campaign": "default"}
+REPLACEMENT_KEY = ("campaign", "corpus", "team", "run", "annotator", "criterion")
+SHOWN = 10  # offenders listed in one error message
+
+
+def _error(path, problems):
+    """One LoadError listing the first offenders; its line is the first offender's."""
+    problems = sorted(problems)
+    shown = "; ".join(f"line {line}: {text}" for line, text in problems[:SHOWN])
+    more = f"; ... and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+    return LoadError(path, f"{len(problems)} problem(s): {shown}{more}", problems[0][0])
+
+
+def read_human_csv(path):
+    """Column lists of the judgments in `path` (criterion and all fields stripped), validated."""
+    text = read_text(path)
+    if not text.strip():
+        raise LoadError(path, "the file is empty")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        return _read_rows(path, reader)
+    except csv.Error as err:  # e.g. a quoted field never closed
+        raise LoadError(path, f"malformed CSV: {err}", reader.line_num) from None
+
+
+def _read_rows(path, reader):
+    header = [name.strip().lower() for name in next(reader)]
+    absent = [name for name in REQUIRED if name not in header]
+    if absent:
+        raise LoadError(path, f"the header lacks the column(s) {', '.join(absent)} "
+                              f"(needs {', '.join(REQUIRED)}; campaign is optional)", 1)
+    duplicated = sorted({name for name in header if header.count(name) > 1 and name in (*REQUIRED, *OPTIONAL)})
+    if duplicated:
+        raise LoadError(path, f"the header names {', '.join(duplicated)} more than once", 1)
+    position = {name: header.index(name) for name in (*REQUIRED, *OPTIONAL) if name in header}
+    columns = {name: [] for name in (*REPLACEMENT_KEY, "sent_id", "score", "line_no")}
+    problems, seen = [], {}
+    for row in reader:
+        line = reader.line_num
+        if not any(field.strip() for field in row):
+            continue  # blank line
+        if len(row) != len(header):
+            problems.append((line, f"expected {len(header)} fields, found {len(row)}"))
+            continue
+        values = {name: row[i].strip() for name, i in position.items()}
+        for name, default in OPTIONAL.items():
+            values[name] = values.get(name) or default
+        empty = [name for name in REQUIRED if not values[name]]
+        if empty:
+            problems.append((line, f"empty {', '.join(empty)}"))
+            continue
+        try:
+            score = float(values["score"])
+        except ValueError:
+            score = None
+        if score is None or not math.isfinite(score):
+            problems.append((line, f"score {values['score']!r} is not a number"))
+            continue
+        key = (values["campaign"], values["corpus"], values["team"], values["run"], values["annotator"],
+               values["criterion"].lower(), values["sent_id"])  # criteria compare lower-cased
+        if key in seen:
+            problems.append((line, f"the same judgment as line {seen[key]} (annotator {values['annotator']!r}, "
+                                   f"sentence {values['sent_id']!r}, criterion {values['criterion']!r})"))
+            continue
+        seen[key] = line
+        for name in (*REPLACEMENT_KEY, "sent_id"):
+            columns[name].append(values[name])
+        columns["score"].append(score)
+        columns["line_no"].append(line)
+    if problems:
+        raise _error(path, problems)
+    if not columns["score"]:
+        raise LoadError(path, "the file has a header but no judgments")
+    return columns
+
+
+def _unknown_references(con, columns):
+    """(line, text) for every judgment whose corpus, run or sentence is not loaded."""
+    corpora = {r[0] for r in con.execute("select corpus from raw.treebank_files").fetchall()}
+    runs = {r[0] for r in con.execute("select submission_id from raw.submissions").fetchall()}
+    wanted = set(zip(columns["corpus"], columns["sent_id"]))
+    sentences = {}
+    for corpus in {c for c, _ in wanted if c in corpora}:
+        sentences[corpus] = {r[0] for r in con.execute(
+            "select sent_id from raw.sentences where corpus = ?", [corpus]).fetchall()}
+    missing_outputs = {tuple(r) for r in con.execute(
+        "select submission_id, sent_id from raw.outputs where is_missing").fetchall()}
+    problems = []
+    for i, line in enumerate(columns["line_no"]):
+        campaign, corpus, team, run, sent_id = (columns[name][i] for name in
+                                                ("campaign", "corpus", "team", "run", "sent_id"))
+        sub_id = submission_id(campaign, corpus, team, run)
+        if corpus not in corpora:
+            problems.append((line, f"unknown corpus {corpus!r}"))
+        elif sent_id not in sentences[corpus]:
+            problems.append((line, f"unknown sentence {sent_id!r} of corpus {corpus!r}"))
+        elif sub_id not in runs:
+            problems.append((line, f"unknown run {sub_id!r} (campaign/corpus/team/run)"))
+        elif (sub_id, sent_id) in missing_outputs:
+            problems.append((line, f"run {sub_id!r} has no output for sentence {sent_id!r}"))
+    return problems
+
+
+def load_human(warehouse, path):
+    """Load (or replace) the human judgments of a CSV file; returns the number of judgments."""
+    columns = read_human_csv(path)
+    n = len(columns["score"])
+    with open_for_write(warehouse) as con:
+        problems = _unknown_references(con, columns)
+        if problems:
+            raise _error(path, problems)
+        keys = sorted({tuple(columns[name][i] for name in REPLACEMENT_KEY) for i in range(n)})
+        with transaction(con):
+            con.register("_srlens_human_keys",
+                         pa.table({name: [k[j] for k in keys] for j, name in enumerate(REPLACEMENT_KEY)}))
+            try:
+                con.execute("""
+                    delete from raw.human_judgments h using _srlens_human_keys k
+                    where h.campaign = k.campaign and h.corpus = k.corpus and h.team = k.team
+                      and h.run = k.run and h.annotator = k.annotator
+                      and lower(h.criterion) = lower(k.criterion)""")
+            finally:
+                con.unregister("_srlens_human_keys")
+            now = datetime.now(timezone.utc).replace(tzinfo=None)
+            insert_columns(con, "raw.human_judgments",
+                           {**columns, "source_file": [str(path)] * n, "loaded_at": [now] * n})
+    return n
