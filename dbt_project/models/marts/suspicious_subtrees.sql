@@ -1,0 +1,126 @@
+-- SPEC section 8: suspicion of every reference subtree in every submission (Narayan and Gardent
+-- 2012). Rows: the subtrees with C(f) >= mining_min_support, the only ones that can be
+-- suspicious (at campaign scale the rarer ones, mostly lemma subtrees seen once, would be ~7
+-- times as many rows).
+--   C(f)     sentences (taking part, see int_mining_sentences) containing f
+--   C(f|F)   FAIL sentences containing f
+--   C(!f)    sentences without f;  C(!f|P)  PASS sentences without f
+--   S(f) = 1/2 * (C(f|F)/C(f) * ln C(f) + C(!f|P)/C(!f) * ln C(!f)), a term with a zero
+--   denominator being 0.
+-- Suspicious: C(f) >= min_support and C(f|F)/C(f) > |FAIL|/|sentences|, compared exactly in
+-- integers (C(f|F) * |sentences| > |FAIL| * C(f)).
+--
+-- How it is counted (fast at campaign scale): C(f) is the treebank's count minus the sentences
+-- the submission leaves out (missing, or NULL score), and only FAIL sentences are joined with the
+-- subtrees, by integer keys. PASS counts follow: C(!f|P) = |PASS| - (C(f) - C(f|F)).
+{%- set min_support = var('mining_min_support', 2) %}
+{%- if not modules.re.fullmatch('[0-9]+', min_support | string) %}
+    {{ exceptions.raise_compiler_error("mining_min_support must be a whole number, got '" ~ min_support ~ "'") }}
+{%- endif %}
+
+with
+
+mining as (
+    select * from {{ ref('int_mining_sentences') }}
+),
+
+submissions as (
+    select
+        m.submission_id,
+        row_number() over (order by m.submission_id)::integer as submission_no,
+        any_value(m.corpus) as corpus,
+        count(*) as sentences,
+        count(*) filter (where m.is_fail) as failures,
+        any_value(m.threshold) as threshold
+    from mining m
+    group by m.submission_id
+),
+
+support as (
+    select corpus, view, subtree, form_id, sentences as treebank_sentences
+    from {{ ref('int_subtree_support') }}
+    where sentences >= greatest({{ min_support }}, 1)
+),
+
+-- The subtrees that can reach min_support, per sentence, as integers.
+sentence_forms as (
+    select t.corpus, t.sent_idx, p.form_id
+    from {{ ref('int_subtrees') }} t
+    join support p using (corpus, view, subtree)
+),
+
+fail_counts as (
+    select s.submission_no, f.form_id, count(*) as c_f_fail
+    from mining m
+    join submissions s using (submission_id)
+    join sentence_forms f on f.corpus = m.corpus and f.sent_idx = m.sent_idx
+    where m.is_fail
+    group by s.submission_no, f.form_id
+),
+
+-- Sentences of the corpus a submission does not take part with (usually none).
+left_out as (
+    select s.submission_no, r.corpus, r.sent_idx
+    from submissions s
+    join {{ ref('stg_sentences') }} r on r.corpus = s.corpus
+    anti join mining m on m.submission_id = s.submission_id and m.sent_idx = r.sent_idx
+),
+
+left_out_counts as (
+    select o.submission_no, f.form_id, count(*) as c_f_left_out
+    from left_out o
+    join sentence_forms f on f.corpus = o.corpus and f.sent_idx = o.sent_idx
+    group by o.submission_no, f.form_id
+),
+
+counts as (
+    select
+        s.submission_id,
+        p.view,
+        p.subtree,
+        s.sentences,
+        s.failures,
+        s.threshold,
+        p.treebank_sentences - coalesce(o.c_f_left_out, 0) as c_f,
+        coalesce(f.c_f_fail, 0) as c_f_fail
+    from submissions s
+    join support p on p.corpus = s.corpus
+    left join fail_counts f on f.submission_no = s.submission_no and f.form_id = p.form_id
+    left join left_out_counts o on o.submission_no = s.submission_no and o.form_id = p.form_id
+),
+
+scored as (
+    select
+        *,
+        sentences - c_f as c_not_f,
+        (sentences - failures) - (c_f - c_f_fail) as c_not_f_pass
+    from counts
+    where c_f >= greatest({{ min_support }}, 1)
+)
+
+select
+    c.submission_id,
+    c.view,
+    c.subtree,
+    sub.corpus,
+    sub.team,
+    sub.run,
+    sub.campaign,
+    c.c_f,
+    c.c_f_fail,
+    c.c_not_f,
+    c.c_not_f_pass,
+    c.c_f_fail / c.c_f as subtree_failure_rate,
+    c.sentences,
+    c.failures,
+    c.failures / c.sentences as failure_rate,
+    c.threshold,
+    '{{ var("mining_metric", "bleu") }}' as metric,
+    {{ var("mining_quantile", 0.25) }}::double as quantile,
+    0.5 * (
+        c.c_f_fail / c.c_f * ln(c.c_f)
+        + case when c.c_not_f > 0 then c.c_not_f_pass / c.c_not_f * ln(c.c_not_f) else 0 end
+    ) as suspicion,
+    c.c_f >= {{ min_support }} and c.c_f_fail * c.sentences > c.failures * c.c_f as is_suspicious
+from scored c
+join {{ ref('stg_submissions') }} sub using (submission_id)
