@@ -6,11 +6,13 @@ from pathlib import Path
 
 from loaders.load import load_outputs, load_treebank
 from loaders.store import REPO_ROOT
+from srlens.baseline import demo_baselines
 
 DEMO_MANIFEST = REPO_ROOT / "demo" / "data" / "manifest.csv"
 
 
-def load_demo(warehouse, manifest=DEMO_MANIFEST):
+def load_demo(warehouse, manifest=DEMO_MANIFEST, baselines=True):
+    """Load the demo files; with baselines, also train and run the Hall & Nemec baseline on them."""
     manifest = Path(manifest)
     with open(manifest, newline="") as handle:
         rows = list(csv.DictReader(handle))
@@ -23,4 +25,7 @@ def load_demo(warehouse, manifest=DEMO_MANIFEST):
             load_treebank(warehouse, path, row["corpus"])
         else:
             load_outputs(warehouse, path, row["corpus"], row["team"], row["run"], campaign=row["campaign"])
+    if baselines:
+        print("training and running the baseline linearizer on the demo treebanks", file=sys.stderr)
+        demo_baselines(warehouse)
     return len(rows)
