@@ -1,25 +1,41 @@
 """The `srlens` command line (SPEC section 11)."""
 
 import argparse
+import json
 import os
 import sys
 import traceback
 
 from loaders.errors import LoadError
+from loaders.human import load_human
+from loaders.rules import load_rules
 from loaders.load import load_outputs, load_treebank
 from loaders.outputs_reader import FORMATS
-from srlens.build import BuildError, build
+from srlens import baseline, processing
+from srlens.build import PROCESSOR_ENV, PROCESSORS, BuildError, build
 from srlens.demo import load_demo
-from srlens.query import QueryRefused, run_query
+from srlens.mining import subtree_examples
+from srlens.query import QueryRefused, format_frame, run_query
 
 DEFAULT_WAREHOUSE = "warehouse/srlens.duckdb"
 
 EPILOG = """examples:
   srlens load-treebank en_ewt-ud-test.conllu --corpus en_ewt
   srlens load-outputs team1_run1.txt --corpus en_ewt --team team1 --run run1 --campaign sr19
+  srlens load-human sr19_human.csv
   srlens build
   srlens query "select * from corpus_stats" --format csv
 """
+
+
+def parse_var(text):
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
 
 
 def parser():
@@ -56,12 +72,79 @@ def parser():
                    help="accept a run that lacks some sentences (needs sent_ids); they are recorded "
                         "as missing, never shifted")
 
+    c = sub.add_parser("load-human", help="load human judgments of system outputs (CSV)",
+                       description="Load human judgments: a CSV file with the columns annotator, team, run, "
+                                   "corpus, sent_id, criterion, score (and optionally campaign, default "
+                                   "'default'). The runs, corpora and sentences must be loaded. The file "
+                                   "replaces the judgments of every (campaign, corpus, team, run, annotator, "
+                                   "criterion) it contains. Criteria named fluency and adequacy become "
+                                   "fluency_z and adequacy_z of sentence_scores. "
+                                   "Example: srlens load-human sr19_human.csv")
+    c.add_argument("file", help="CSV with a header row; scores are numbers on any scale (z-normalized per "
+                                "annotator by the build)")
+
     sub.add_parser("load-demo", help="load the bundled demo data (demo/data/manifest.csv)",
                    description="Load the two demo treebanks and their runs. Example: srlens load-demo")
 
-    sub.add_parser("build", help="refresh every mart (dbt build)",
-                   description="Run dbt build into a copy of the warehouse and swap it in on success; "
-                               "a failed build leaves the warehouse unchanged. Example: srlens build")
+    c = sub.add_parser("build", help="refresh every mart (dbt build)",
+                       description="Parse new system outputs, run dbt build into a copy of the warehouse "
+                                   "and swap it in on success; a failed build leaves the warehouse "
+                                   "unchanged. Example: srlens build --processor aligned")
+    c.add_argument("--processor", choices=PROCESSORS, default=None,
+                   help="how output sentences become words: 'stanza' parses them (needs stanza models; "
+                        "SPEC section 6), 'aligned' maps each token to the reference word of the same form "
+                        "and needs no model (word-order studies, outputs made of the reference words). "
+                        f"Default: ${PROCESSOR_ENV}, else stanza")
+    c.add_argument("--stanza-dir", default=None,
+                   help=f"folder of stanza models (default: ${processing.STANZA_DIR_ENV}, else stanza's own "
+                        "model folder); see README")
+    c.add_argument("--var", action="append", default=[], metavar="KEY=VALUE", type=parse_var,
+                   help="set a parameter of the marts (a dbt var listed in dbt_project/dbt_project.yml); "
+                        "VALUE is read as JSON when it parses, else as text. Example: --var fail_quantile=0.1")
+
+    c = sub.add_parser("load-rules", help="add, override or disable morphosyntactic (L'AMBRE) rules",
+                       description="Load a CSV of rules with the columns of the lambre_rules mart and an "
+                                   "'enabled' flag: a row with the rule_id of an extracted rule overrides it "
+                                   "(e.g. enabled=false disables it), other rows are manual rules. They survive "
+                                   "re-extraction; loading the same file again replaces its rows. "
+                                   "Example: srlens load-rules my_rules.csv")
+    c.add_argument("file", help="the CSV file (export lambre_rules with srlens query --format csv to start)")
+
+    c = sub.add_parser("examples", help="show failing sentences that contain a suspicious subtree",
+                       description="The failing sentences of each run that contain a subtree (error mining, "
+                                   "SPEC 8), reference and output side by side. Example: srlens examples "
+                                   "--view dep --subtree \"(advcl (nsubj))\" --limit 5")
+    c.add_argument("--view", required=True, choices=("dep", "pos", "pos_dep", "lemma"), help="the subtree's view")
+    c.add_argument("--subtree", required=True, help="the subtree as written in suspicious_subtrees")
+    c.add_argument("--submission", default=None, help="only this submission_id (default: every run)")
+    c.add_argument("--limit", type=int, default=20, help="sentences per run, lowest scores first (default: 20)")
+    c.add_argument("--format", default="table", choices=("table", "csv", "json"),
+                   help="output format (default: %(default)s)")
+
+    c = sub.add_parser("baseline", help="train and run the Hall & Nemec (2007) baseline linearizer",
+                       description="A statistical linearizer as a baseline system: learn dependent order from a "
+                                   "loaded treebank, then realize a corpus's trees from unordered input and load "
+                                   "the result as a run. Example: srlens baseline train --treebank en_ewt_train; "
+                                   "srlens baseline generate --corpus en_ewt_test --run hall_nemec")
+    steps = c.add_subparsers(dest="baseline_command", required=True, metavar="STEP")
+    t = steps.add_parser("train", help="count the model's statistics from a loaded treebank",
+                         description="Example: srlens baseline train --treebank en_ewt_train --without child_pos")
+    t.add_argument("--treebank", required=True, help="a loaded corpus to learn from (normally a train split)")
+    t.add_argument("--model", default=None, help="model name (default: the corpus, plus -no_<feature> per ablation)")
+    t.add_argument("--without", action="append", default=[], choices=baseline.FEATURES,
+                   help="ablate a feature group (repeatable): head, child_pos or child_rel")
+    g = steps.add_parser("generate", help="realize every tree of a corpus and load it as a run",
+                         description="Example: srlens baseline generate --corpus en_ewt_test --run hall_nemec "
+                                     "--model en_ewt_train --input form")
+    g.add_argument("--corpus", required=True, help="the corpus whose reference trees to realize")
+    g.add_argument("--run", required=True, help="run name of the generated output")
+    g.add_argument("--model", default=None, help="a trained model, or 'random' for random order "
+                                                 "(default: the only trained model)")
+    g.add_argument("--input", default="lemma", choices=("lemma", "form"),
+                   help="words to realize: lemmas (default) or gold forms")
+    g.add_argument("--team", default="baseline", help="team name of the run (default: %(default)s)")
+    g.add_argument("--campaign", default="default", help="campaign of the run (default: %(default)s)")
+    g.add_argument("--seed", type=int, default=0, help="seed for tie-breaking and random order (default: 0)")
 
     c = sub.add_parser("query", help="run one read-only SQL query",
                        description="Run one read-only query. Example: "
@@ -81,10 +164,24 @@ def run(args):
                                        args.campaign, args.format, args.allow_partial)
         print(f"loaded {loaded} sentences of {args.team}/{args.run} for corpus {args.corpus}"
               + (f" ({missing} missing)" if missing else ""))
+    elif args.command == "load-human":
+        print(f"loaded {load_human(args.warehouse, args.file)} human judgments from {args.file}")
     elif args.command == "load-demo":
         print(f"loaded {load_demo(args.warehouse)} demo files")
+    elif args.command == "examples":
+        frame = subtree_examples(args.warehouse, args.view, args.subtree, args.submission, args.limit)
+        sys.stdout.write(format_frame(frame, args.format).rstrip("\n") + "\n")
+    elif args.command == "load-rules":
+        print(f"loaded {load_rules(args.warehouse, args.file)} rule rows from {args.file}")
+    elif args.command == "baseline" and args.baseline_command == "train":
+        features = tuple(f for f in baseline.FEATURES if f not in args.without)
+        print(f"trained model {baseline.train(args.warehouse, args.treebank, args.model, features)}")
+    elif args.command == "baseline":
+        path = baseline.generate(args.warehouse, args.corpus, args.run, args.model, args.input, args.team,
+                                 args.campaign, args.seed)
+        print(f"generated and loaded run {args.team}/{args.run} for corpus {args.corpus} ({path})")
     elif args.command == "build":
-        build(args.warehouse)
+        build(args.warehouse, processor=args.processor, stanza_dir=args.stanza_dir, dbt_vars=dict(args.var))
         print(f"built {args.warehouse}")
     elif args.command == "query":
         sys.stdout.write(run_query(args.warehouse, args.sql, args.format).rstrip("\n") + "\n")
@@ -94,7 +191,8 @@ def main(argv=None):
     args = parser().parse_args(argv)
     try:
         run(args)
-    except (LoadError, BuildError, QueryRefused, OSError) as err:
+    except (LoadError, BuildError, QueryRefused, ValueError, processing.ProcessingError,
+            baseline.BaselineError, OSError) as err:
         if args.debug:
             traceback.print_exc()
         print(f"srlens: error: {err}", file=sys.stderr)
