@@ -32,6 +32,9 @@ import duckdb  # noqa: E402
 from loaders.load import load_outputs, load_treebank  # noqa: E402
 from srlens import processing  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchmarks_doc import write_section  # noqa: E402
+
 
 def first_sentences(treebank: Path, n: int) -> tuple[str, list[str]]:
     blocks = [b for b in treebank.read_text(encoding="utf-8").split("\n\n") if b.strip()][:n]
@@ -101,9 +104,15 @@ def main() -> None:
     parser.add_argument("--compare-n", type=int, default=300)
     args = parser.parse_args()
 
+    lines = []
+
+    def say(line):
+        print(line)
+        lines.append(line)
+
     conllu, texts = first_sentences(args.treebank, args.n)
     cpus = len(os.sched_getaffinity(0))
-    print(f"{len(texts)} sentences of {args.treebank.name}, models {args.models}, "
+    say(f"{len(texts)} sentences of {args.treebank.name}, models {args.models}, "
           f"{cpus} CPU cores available, {processing._torch_threads()} torch thread(s), "
           f"batch size {args.batch_size}; load average now {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,22 +132,22 @@ def main() -> None:
         total = time.perf_counter() - started
         en = counts["languages"]["en"]
         sentences = con.execute("select sum(sentences) from cache.parsed_texts").fetchone()[0]
-        print(f"\nprocessor {en['processor']}")
-        print(f"import stanza (and torch): {import_seconds:.2f} s")
-        print(f"pipeline load:  {en['load_seconds']:.2f} s")
-        print(f"parsing:        {en['texts_parsed']} texts ({sentences} stanza sentences), "
+        say(f"processor {en['processor']}")
+        say(f"import stanza (and torch): {import_seconds:.2f} s")
+        say(f"pipeline load:  {en['load_seconds']:.2f} s")
+        say(f"parsing:        {en['texts_parsed']} texts ({sentences} stanza sentences), "
               f"{en['words_parsed']} words in {en['parse_seconds']:.1f} s")
-        print(f"                {en['texts_parsed'] / en['parse_seconds']:.1f} texts/s, "
+        say(f"                {en['texts_parsed'] / en['parse_seconds']:.1f} texts/s, "
               f"{en['words_parsed'] / en['parse_seconds']:.0f} words/s (parsing and cache writes)")
-        print(f"process_pending in all: {total:.1f} s (load average now {os.getloadavg()[0]:.1f})")
+        say(f"process_pending in all: {total:.1f} s (load average now {os.getloadavg()[0]:.1f})")
 
         started = time.perf_counter()
         again = processing.process_pending(con, model_dir=args.models, progress=False)
-        print(f"second call (all cached, {again['texts_cached']} texts): {time.perf_counter() - started:.3f} s")
+        say(f"second call (all cached, {again['texts_cached']} texts): {time.perf_counter() - started:.3f} s")
         processing._digests.clear()
         started = time.perf_counter()
         processing.stanza_processor_id("en", args.models)
-        print(f"processor id (sha256 of the model files, not memoized): {time.perf_counter() - started:.3f} s")
+        say(f"processor id (sha256 of the model files, not memoized): {time.perf_counter() - started:.3f} s")
         con.close()
 
         load_treebank(warehouse, tmp / "tb.conllu", "fr_bench", language="fr")
@@ -147,11 +156,13 @@ def main() -> None:
         started = time.perf_counter()
         try:
             processing.process_pending(con, model_dir=args.models, progress=False)
-            print("a language without models did not fail?")
+            say("a language without models did not fail?")
         except processing.ProcessingError:
-            print(f"missing 'fr' models -> ProcessingError after {time.perf_counter() - started:.3f} s")
+            say(f"missing 'fr' models -> ProcessingError after {time.perf_counter() - started:.3f} s")
         con.close()
 
+    write_section("Stanza parsing", "`bench/stanza_speed.py` (shared English models, this 2-core CPU):\n\n```\n"
+                  + "\n".join(lines) + "\n```\n")
     if args.compare:
         compare(args.models, texts[:args.compare_n], args.batch_size)
 

@@ -15,10 +15,9 @@ from loaders.load import load_outputs, load_treebank
 from srlens.processing import (STANZA_DIR_ENV, ProcessingError, ensure_cache_schema, process_pending,
                                stanza_processor_id)
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("SRLENS_SHARED_DIR", REPO.parent / "shared"))
-EN_EWT_TEST = SHARED / "ud" / "en_ewt" / "en_ewt-ud-test.conllu"
-MODELS = Path(os.environ.get(STANZA_DIR_ENV) or REPO.parent / "shared" / "stanza")
+from tests.conftest import EN_EWT_TEST, SHARED
+
+MODELS = Path(os.environ.get(STANZA_DIR_ENV) or SHARED / "stanza")
 MODEL_FILES = ("tokenize.pt", "mwt.pt", "pos.pt", "lemma.pt", "depparse.pt")
 
 DOGS = "The dogs barked ."
