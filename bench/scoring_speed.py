@@ -23,6 +23,7 @@ from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 from loaders.conllu_reader import read_conllu
 from loaders.load import load_outputs, load_treebank
 from srlens.build import build
+from udfs import register_all
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchmarks_doc import BENCHMARKS_MD, write_section  # noqa: E402
@@ -96,6 +97,13 @@ def main():
         times = model_times(warehouse)
 
         con = duckdb.connect(str(warehouse), read_only=True)
+        register_all(con)
+        udf_seconds = {}
+        for name, call in (("bleu", "srlens_sentence_bleu(out_lemmas, ref_lemmas)"),
+                           ("accuracies", "srlens_accuracies(ref_lemmas, ref_heads, out_lemmas)")):
+            t0 = time.perf_counter()
+            con.execute(f"select count({call}) from intermediate.int_scored_outputs").fetchone()
+            udf_seconds[name] = time.perf_counter() - t0
         pairs = con.execute("select s.out_lemmas, s.ref_lemmas, u.bleu from intermediate.int_scored_outputs s "
                             "join intermediate.int_sentence_udf_scores u using (submission_id, sent_idx)").fetchall()
         con.close()
@@ -119,6 +127,8 @@ def main():
         f"| load treebank + {args.runs} runs | {load_s:.1f} | {n / load_s:,.0f} |",
         f"| DEA, set-based SQL (`int_output_lemmas` + `int_dea_edges`) | {dea_s:.1f} | {n / dea_s:,.0f} |",
         f"| BLEU + string/tree/reorder accuracies, arrow UDFs (`int_sentence_udf_scores`) | {udf_s:.1f} | {n / udf_s:,.0f} |",
+        f"| of which sentence BLEU alone (`srlens_sentence_bleu` over the same pairs) | {udf_seconds['bleu']:.1f} | {n / udf_seconds['bleu']:,.0f} |",
+        f"| of which the edit-distance accuracies alone (`srlens_accuracies`) | {udf_seconds['accuracies']:.1f} | {n / udf_seconds['accuracies']:,.0f} |",
         f"| all scoring models | {scoring_s:.1f} | {n / scoring_s:,.0f} |",
         f"| whole `srlens build` (dbt start-up, every model and data test) | {build_s:.1f} | {n / build_s:,.0f} |",
         f"| nltk `sentence_bleu` in a Python loop, same pairs | {nltk_s:.1f} | {n / nltk_s:,.0f} |",

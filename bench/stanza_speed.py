@@ -112,7 +112,7 @@ def main() -> None:
 
     conllu, texts = first_sentences(args.treebank, args.n)
     cpus = len(os.sched_getaffinity(0))
-    say(f"{len(texts)} sentences of {args.treebank.name}, models {args.models}, "
+    say(f"{len(texts)} sentences of {args.treebank.name}, models {args.models.name}/, "
           f"{cpus} CPU cores available, {processing._torch_threads()} torch thread(s), "
           f"batch size {args.batch_size}; load average now {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as tmp:

@@ -2,7 +2,7 @@
 
 This module exists only so that the tests can compare the SQL implementation
 (DuckDB + dbt) against something written separately and kept deliberately
-simple.  It follows /work/shared/SPEC.md, "Conventions" and sections 1 and 2.
+simple.  It follows the shared SPEC.md, "Conventions" and sections 1 and 2.
 Clarity is preferred over speed throughout; every metric is computed directly
 from its definition, never through an identity (MDD == MFS, arity ==
 (n-1)/n) so that the tests can use those identities as checks.
@@ -33,7 +33,7 @@ Analysis tree (SPEC "Conventions")
     - mean_arity: counted directly (so it is (n - #roots) / n);
     - is_projective: the definition is applied with "no edge spans a root word"
       for every root word.
-  No sentence of the shipped treebanks (/work/shared/ud/*: en_ewt, de_gsd,
+  No sentence of the shared treebanks (ud/*: en_ewt, de_gsd,
   fr_gsd, ru_gsd) has a punct root word, so this case never occurs there; it
   is exercised only by a hand-made test.
 * The rule is on DEPREL, not UPOS: a word with UPOS PUNCT whose DEPREL is not
@@ -342,7 +342,9 @@ if __name__ == "__main__":  # pragma: no cover - manual summary
     import sys
     import time
 
-    path = sys.argv[1] if len(sys.argv) > 1 else "/work/shared/ud/en_ewt/en_ewt-ud-test.conllu"
+    from tests.conftest import EN_EWT_TEST
+
+    path = sys.argv[1] if len(sys.argv) > 1 else EN_EWT_TEST
     start = time.perf_counter()
     trees = read_analysis_trees(path)
     summary = summarize(trees)

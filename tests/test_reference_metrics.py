@@ -33,8 +33,7 @@ from reference_metrics import (  # noqa: E402
     sentence_metrics,
 )
 
-FIGURE1 = Path("/work/shared/fixtures/figure1.conllu")
-EN_EWT_TEST = Path("/work/shared/ud/en_ewt/en_ewt-ud-test.conllu")
+from tests.conftest import EN_EWT_TEST, FIGURE1, require_shared
 
 
 def _conllu(text: str) -> str:
@@ -59,6 +58,7 @@ def _one_tree(text: str) -> AnalysisTree:
 # ---------------------------------------------------------------------------
 
 def test_figure1_exact_values():
+    require_shared()
     trees = read_analysis_trees(FIGURE1)
     assert len(trees) == 1
     tree = trees[0]
@@ -113,6 +113,7 @@ def test_entropy_groups_by_base_relation_and_edge_cases():
 def test_figure1_entropy_counts():
     # Figure 1: nsubj left; obj right; nmod:poss left; nmod right; case left;
     # compound left twice.
+    require_shared()
     result = relation_entropy(read_analysis_trees(FIGURE1))
     assert {rel: (l, r) for rel, (l, r, _h) in result.items()} == {
         "case": (1, 0),
@@ -379,8 +380,7 @@ def _projective_by_crossings(tree):
 
 @pytest.fixture(scope="module")
 def en_ewt_trees():
-    if not EN_EWT_TEST.exists():
-        pytest.skip(f"{EN_EWT_TEST} not available")
+    require_shared()
     start = time.perf_counter()
     trees = read_analysis_trees(EN_EWT_TEST)
     metrics = [sentence_metrics(t) for t in trees]
