@@ -7,6 +7,7 @@ and a blank line after every sentence. Any problem raises LoadError naming
 the file, line and sentence.
 """
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ class Treebank:
     tokens: dict = field(default_factory=lambda: {
         "sent_idx": [], "line_no": [], **{c: [] for c in CONLLU_COLUMNS}})
     words: int = 0
+    sha256: str = ""
 
     @property
     def sentence_count(self):
@@ -37,7 +39,7 @@ class Treebank:
 
 
 def read_text(path):
-    """The file's text; invalid UTF-8 is reported with its line number."""
+    """The file's text and the sha256 of its bytes; invalid UTF-8 is reported with its line number."""
     data = Path(path).read_bytes()
     try:
         text = data.decode("utf-8")
@@ -46,7 +48,7 @@ def read_text(path):
         raise LoadError(path, f"invalid UTF-8 (byte 0x{data[err.start]:02x})", line=line) from None
     if text.startswith("\ufeff"):
         text = text[1:]
-    return text
+    return text, hashlib.sha256(data).hexdigest()
 
 
 def split_blocks(path, text):
@@ -70,11 +72,12 @@ def split_blocks(path, text):
             block, start = [], None
 
 
-def read_conllu(path):
-    """Parse and validate a CoNLL-U file into a Treebank."""
-    treebank = Treebank()
+def read_conllu(path, source=None):
+    """Parse and validate a CoNLL-U file into a Treebank; `source` is read_text's result if at hand."""
+    text, digest = source or read_text(path)
+    treebank = Treebank(sha256=digest)
     seen_ids = {}
-    for first_line, block in split_blocks(path, read_text(path)):
+    for first_line, block in split_blocks(path, text):
         sent_idx = treebank.sentence_count + 1
         comments = [line for line in block if line.startswith("#")]
         sent_id = next((m.group(1) for m in map(SENT_ID_COMMENT.match, comments) if m), None) or str(sent_idx)

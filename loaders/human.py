@@ -20,14 +20,13 @@ An annotator's judgments of a run on a criterion therefore belong in one file.
 import csv
 import io
 import math
-from datetime import datetime, timezone
 
 import pyarrow as pa
 
 from loaders.conllu_reader import read_text
 from loaders.errors import LoadError
 from loaders.load import submission_id
-from loaders.store import insert_columns, open_for_write, transaction
+from loaders.store import insert_columns, open_for_write, transaction, utc_now
 
 REQUIRED = ("annotator", "team", "run", "corpus", "sent_id", "criterion", "score")
 OPTIONAL = {"campaign": "default"}
@@ -45,7 +44,7 @@ def _error(path, problems):
 
 def read_human_csv(path):
     """Column lists of the judgments in `path` (criterion and all fields stripped), validated."""
-    text = read_text(path)
+    text, _ = read_text(path)
     if not text.strip():
         raise LoadError(path, "the file is empty")
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
@@ -153,7 +152,7 @@ def load_human(warehouse, path):
                       and lower(h.criterion) = lower(k.criterion)""")
             finally:
                 con.unregister("_srlens_human_keys")
-            now = datetime.now(timezone.utc).replace(tzinfo=None)
+            now = utc_now()
             insert_columns(con, "raw.human_judgments",
                            {**columns, "source_file": [str(path)] * n, "loaded_at": [now] * n})
     return n

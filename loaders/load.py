@@ -5,9 +5,7 @@ that corpus or run in one transaction: a failed load changes nothing, and
 loading the same input again leaves one copy.
 """
 
-import hashlib
 import re
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pyarrow as pa
@@ -15,15 +13,7 @@ import pyarrow as pa
 from loaders.conllu_reader import read_conllu
 from loaders.errors import LoadError
 from loaders.outputs_reader import read_run
-from loaders.store import insert_columns, open_for_write, transaction
-
-
-def _sha256(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def _now():
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+from loaders.store import insert_columns, open_for_write, transaction, utc_now
 
 
 def submission_id(campaign, corpus, team, run):
@@ -51,7 +41,7 @@ def load_treebank(warehouse, path, corpus, language=None):
         insert_columns(con, "raw.sentences", {"corpus": [corpus] * n, **treebank.sentences})
         insert_columns(con, "raw.tokens", {"corpus": [corpus] * len(treebank.tokens["id"]), **treebank.tokens})
         con.execute("insert into raw.treebank_files values (?, ?, ?, ?, ?, ?, ?)",
-                    [corpus, language, str(path), _sha256(path), n, treebank.words, _now()])
+                    [corpus, language, str(path), treebank.sha256, n, treebank.words, utc_now()])
     return n, treebank.words
 
 
@@ -87,7 +77,7 @@ def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="au
             missing = sum(rows["is_missing"])
             con.execute("insert into raw.submissions values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [sub_id, corpus, team, run, campaign, str(path), run_file.format, matched_by,
-                         _sha256(path), len(reference) - missing, missing, _now()])
+                         run_file.sha256, len(reference) - missing, missing, utc_now()])
     return len(reference) - missing, missing
 
 

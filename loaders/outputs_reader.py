@@ -17,6 +17,7 @@ class RunFile:
     texts: list = field(default_factory=list)
     line_nos: list = field(default_factory=list)
     conllu: object = None  # the parsed Treebank for --format conllu
+    sha256: str = ""
 
 
 def detect_format(text):
@@ -32,17 +33,19 @@ def detect_format(text):
 def read_run(path, fmt="auto"):
     if fmt not in FORMATS:
         raise LoadError(path, f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
-    text = read_text(path)
+    text, digest = read_text(path)
     if not text.strip():
         raise LoadError(path, "the file is empty")
     if fmt == "auto":
         fmt = detect_format(text)
-    return {"text": _read_plain, "sr": _read_sr, "conllu": _read_conllu}[fmt](path, text)
+    run = {"text": _read_plain, "sr": _read_sr, "conllu": _read_conllu}[fmt](path, (text, digest))
+    run.sha256 = digest
+    return run
 
 
-def _read_plain(path, text):
+def _read_plain(path, source):
     """One sentence a line; an empty line is an empty output, not a separator."""
-    lines = text.split("\n")
+    lines = source[0].split("\n")
     if lines[-1] == "":
         lines.pop()
     run = RunFile("text")
@@ -53,11 +56,11 @@ def _read_plain(path, text):
     return run
 
 
-def _read_sr(path, text):
+def _read_sr(path, source):
     """Blocks of '# sent_id = ...' and '# text = ...' separated by blank lines."""
     run = RunFile("sr")
     # Unlike CoNLL-U, a missing final blank line loses nothing here.
-    text = text.rstrip("\r\n") + "\n\n"
+    text = source[0].rstrip("\r\n") + "\n\n"
     for first_line, block in split_blocks(path, text):
         ids = [m.group(1) for m in map(SENT_ID_COMMENT.match, block) if m]
         texts = [m.group(1) for m in map(TEXT_COMMENT.match, block) if m]
@@ -76,8 +79,8 @@ def _read_sr(path, text):
     return run
 
 
-def _read_conllu(path, _text):
-    treebank = read_conllu(path)
+def _read_conllu(path, source):
+    treebank = read_conllu(path, source)
     tokens = treebank.tokens
     run = RunFile("conllu", conllu=treebank)
     words_by_sentence = {}

@@ -24,13 +24,11 @@ them); when several files name one rule, the last loaded wins.
 """
 
 import csv
-import hashlib
 import re
-from datetime import datetime, timezone
 from pathlib import Path
 
 from loaders.errors import LoadError
-from loaders.store import insert_columns, open_for_write, transaction
+from loaders.store import file_sha256, insert_columns, open_for_write, transaction, utc_now
 
 DEFINING = ("language", "kind", "deprel", "dep_upos", "head_upos", "feature", "side")
 COLUMNS = ("rule_id", *DEFINING, "allowed_values", "enabled", "comment")
@@ -173,8 +171,8 @@ def load_rules(warehouse, path):
     """Load (or replace) the hand-made rules of one CSV file; returns the number of rows loaded."""
     rows = read_rules(path)
     source = str(Path(path).resolve())
-    sha = hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    now = datetime.now(timezone.utc).replace(tzinfo=None)
+    sha = file_sha256(path)
+    now = utc_now()
     columns = {"source_file": [source] * len(rows),
                **{c: [r[c] for r in rows] for c in ("line_no", "rule_id", *DEFINING, "allowed_values",
                                                       "enabled", "comment")},

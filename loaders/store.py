@@ -2,6 +2,8 @@
 
 import contextlib
 import fcntl
+import hashlib
+from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
@@ -49,9 +51,18 @@ def transaction(con):
     con.execute("commit")
 
 
-def insert_columns(con, table, columns):
-    """Bulk insert of column lists (dict name -> list) through Arrow."""
-    batch = pa.table(columns)
+def utc_now():
+    """The load/parse timestamp stored in the warehouse: UTC, without time zone."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def file_sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def insert_columns(con, table, columns, schema=None):
+    """Bulk insert of column lists (dict name -> list) through Arrow, typed by `schema` if given."""
+    batch = pa.table(columns, schema=schema)
     con.register("_srlens_batch", batch)
     try:
         names = ", ".join(columns)

@@ -95,13 +95,12 @@ import math
 import os
 import random
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import duckdb
 
 from loaders.load import load_outputs, submission_id
-from loaders.store import open_for_write, transaction
+from loaders.store import open_for_write, transaction, utc_now
 
 FEATURES = ("head", "child_pos", "child_rel")
 # Deletion order of the back-off chain (first = deleted first).
@@ -283,7 +282,7 @@ def train(warehouse, treebank_corpus, model_name=None, features=FEATURES):
             con.execute("insert into baseline.models values ($model, $corpus, $features, $variables, "
                         "$sentences, $words, $pairs, $smoothing, $now)",
                         {**params, "features": features, "variables": variables, "sentences": sentences,
-                         "words": words, "pairs": pairs, "smoothing": SMOOTHING, "now": _now()})
+                         "words": words, "pairs": pairs, "smoothing": SMOOTHING, "now": utc_now()})
     return model_name
 
 
@@ -518,10 +517,6 @@ def linearize_sentence(sent_id, heads, seed=0, pair_prob=None, side_prob=None, s
 # Generation
 
 
-def _now():
-    return datetime.now(timezone.utc).replace(tzinfo=None)
-
-
 def _has_schema(con):
     return bool(con.execute("select count(*) from information_schema.tables "
                             "where table_schema = 'baseline' and table_name = 'models'").fetchone()[0])
@@ -628,7 +623,7 @@ def generate(warehouse, corpus, run, model_name=None, input="lemma", team="basel
             con.execute("delete from baseline.runs where submission_id = ?", [sub_id])
             con.execute("insert into baseline.runs values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [sub_id, model_name, input, seed, str(path), len(realized), words, stats["exact"],
-                         stats["fallback"], time.perf_counter() - started, _now()])
+                         stats["fallback"], time.perf_counter() - started, utc_now()])
     return path
 
 

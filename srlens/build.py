@@ -92,11 +92,9 @@ def prepare(building, processor, stanza_dir, echo):
         processing.ensure_cache_schema(con)
         stanza_processors = {}
         if processor == "stanza":
-            processing.process_pending(con, model_dir=stanza_dir, progress=echo)
-            languages = [r[0] for r in con.execute(
-                "select distinct t.language from raw.submissions s join raw.treebank_files t using (corpus) "
-                "where s.format <> 'conllu' order by 1").fetchall()]
-            stanza_processors = {lang: processing.stanza_processor_id(lang, stanza_dir) for lang in languages}
+            parsed = processing.process_pending(con, model_dir=stanza_dir, progress=echo)
+            # The processor id of every language that has output text, as processing resolved it.
+            stanza_processors = {lang: stats["processor"] for lang, stats in parsed["languages"].items()}
     finally:
         con.close()
     return {"processor": processor, "stanza_processors": stanza_processors,

@@ -65,11 +65,12 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 
 import pyarrow as pa
+
+from loaders.store import insert_columns, transaction, utc_now
 
 STANZA_DIR_ENV = "SRLENS_STANZA_DIR"
 THREADS_ENV = "SRLENS_TORCH_THREADS"
@@ -431,24 +432,9 @@ class _Rows:
     def flush(self, con):
         if not len(self):
             return
-        texts = pa.table(self.texts, schema=TEXTS_SCHEMA)
-        words = pa.table(self.words, schema=WORDS_SCHEMA)
-        con.register("_srlens_parsed_texts", texts)
-        con.register("_srlens_parsed_words", words)
-        try:
-            con.execute("begin transaction")
-            try:
-                con.execute(f"insert into cache.parsed_words ({', '.join(WORDS_SCHEMA.names)}) "
-                            f"select * from _srlens_parsed_words")
-                con.execute(f"insert into cache.parsed_texts ({', '.join(TEXTS_SCHEMA.names)}) "
-                            f"select * from _srlens_parsed_texts")
-            except BaseException:
-                con.execute("rollback")
-                raise
-            con.execute("commit")
-        finally:
-            con.unregister("_srlens_parsed_texts")
-            con.unregister("_srlens_parsed_words")
+        with transaction(con):
+            insert_columns(con, "cache.parsed_words", self.words, WORDS_SCHEMA)
+            insert_columns(con, "cache.parsed_texts", self.texts, TEXTS_SCHEMA)
         self.__init__()
 
 
@@ -533,7 +519,7 @@ def _run(con, spec, processor, pending, batch_size, progress):
             for i in range(0, len(pending), max(1, batch_size)):
                 batch = pending[i:i + max(1, batch_size)]
                 docs = _parse(nlp, [text for text, _ in batch], spec.language)
-                parsed_at = datetime.now(timezone.utc).replace(tzinfo=None)
+                parsed_at = utc_now()
                 for (text, text_hash), doc in zip(batch, docs):
                     words += rows.add(text_hash, processor, spec.language, text, doc, parsed_at)
                 parsed += len(batch)
