@@ -10,11 +10,13 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+from importlib import metadata
 from pathlib import Path
 
 import duckdb
 
-from loaders.store import REPO_ROOT, ensure_raw_schema, writer_lock
+from loaders.store import REPO_ROOT, ensure_raw_schema, utc_now, writer_lock
 from srlens import processing
 from udfs.bleu import NLTK_COMPAT_VERSION
 
@@ -64,7 +66,7 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
     processor = processor or os.environ.get(PROCESSOR_ENV) or "stanza"
     if processor not in PROCESSORS:
         raise BuildError(f"unknown processor {processor!r} (one of {', '.join(PROCESSORS)})")
-    warehouse = Path(warehouse)
+    warehouse = Path(warehouse).resolve()  # dbt runs in its project folder: relative paths would move
     work_dir = warehouse.parent / f".{warehouse.name}.dbt"
     building = warehouse.parent / f".{warehouse.name}.building"
     with writer_lock(warehouse):
@@ -74,10 +76,12 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
         if Path(f"{warehouse}.wal").exists():
             shutil.copyfile(f"{warehouse}.wal", f"{building}.wal")
         try:
+            started_at, clock = utc_now(), time.monotonic()
             all_vars = {**(dbt_vars or {}), **prepare(building, processor, stanza_dir, echo)}
             ok, output = run_dbt(["build", "--vars", json.dumps(all_vars)], building, work_dir, project_dir, echo)
             if not ok:
                 raise BuildError("dbt build failed; the warehouse is unchanged.\n" + _failures(output))
+            record_build(building, started_at, time.monotonic() - clock, all_vars, work_dir / "target")
             os.replace(building, warehouse)
         finally:
             for leftover in (building, Path(f"{building}.wal")):
@@ -99,6 +103,36 @@ def prepare(building, processor, stanza_dir, echo):
         con.close()
     return {"processor": processor, "stanza_processors": stanza_processors,
             "bleu_nltk_version": NLTK_COMPAT_VERSION}
+
+
+BUILDS_SQL = """
+create schema if not exists meta;
+create table if not exists meta.builds (
+    started_at     timestamp not null,  -- UTC
+    seconds        double not null,     -- processing and dbt, wall time
+    processor      varchar not null,    -- aligned | stanza
+    dbt_vars       json not null,       -- every var the build passed, stanza processor ids included
+    models         integer not null,    -- dbt nodes that ran, by kind
+    tests          integer not null,
+    srlens_version varchar not null,
+    dbt_version    varchar not null,
+    duckdb_version varchar not null
+);
+"""
+
+
+def record_build(building, started_at, seconds, all_vars, target_dir):
+    """Append what this build did to meta.builds of the copy (read by `srlens status`)."""
+    results = json.loads((target_dir / "run_results.json").read_text())["results"]
+    kinds = [r["unique_id"].split(".")[0] for r in results]
+    con = duckdb.connect(str(building))
+    try:
+        con.execute(BUILDS_SQL)
+        con.execute("insert into meta.builds values (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+            started_at, seconds, all_vars["processor"], json.dumps(all_vars), kinds.count("model"),
+            kinds.count("test"), metadata.version("srlens"), metadata.version("dbt-core"), duckdb.__version__])
+    finally:
+        con.close()
 
 
 def _failures(output):

@@ -152,6 +152,23 @@ def parser():
     c.add_argument("sql", help="a single SELECT (or WITH ... SELECT) statement")
     c.add_argument("--format", default="table", choices=("table", "csv", "json"),
                    help="output format (default: %(default)s)")
+    c = sub.add_parser("report", help="write the HTML report (plots and tables, opens offline)",
+                       description="Write a self-contained static HTML report of the built warehouse: per "
+                                   "campaign and corpus, corpus statistics, submissions ranked by each score, "
+                                   "metric correlations, DEA per relation, projectivity, suspicious subtrees "
+                                   "and rule scores; the SQL behind each figure is one click away. "
+                                   "Example: srlens report report/ && open report/index.html")
+    c.add_argument("out_dir", help="folder to write index.html (and its figures) into; created if missing")
+
+    sub.add_parser("status", help="tell what is loaded and built",
+                   description="Corpora, runs and sentences loaded, the last build and the models it used. "
+                               "Example: srlens status")
+
+    c = sub.add_parser("export-parquet", help="write every mart as a Parquet file",
+                       description="Write each mart (SPEC section 11) to OUT_DIR/<mart>.parquet for tools that "
+                                   "read Parquet (pandas, Spark, Superset via DuckDB, ...). "
+                                   "Example: srlens export-parquet exports/")
+    c.add_argument("out_dir", help="folder to write the Parquet files into; created if missing")
     return p
 
 
@@ -185,6 +202,16 @@ def run(args):
         print(f"built {args.warehouse}")
     elif args.command == "query":
         sys.stdout.write(run_query(args.warehouse, args.sql, args.format).rstrip("\n") + "\n")
+    elif args.command == "report":
+        from srlens.report import write_report  # matplotlib is only imported when a report is asked for
+        print(f"wrote {write_report(args.warehouse, args.out_dir)}")
+    elif args.command == "status":
+        from srlens.status import status
+        sys.stdout.write(status(args.warehouse).rstrip("\n") + "\n")
+    elif args.command == "export-parquet":
+        from srlens.export import export_parquet
+        paths = export_parquet(args.warehouse, args.out_dir)
+        print(f"wrote {len(paths)} Parquet files to {args.out_dir}")
 
 
 def main(argv=None):
