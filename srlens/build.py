@@ -5,6 +5,7 @@ file (an atomic rename). Readers that hold the old file open keep reading the
 old version, and a failed build leaves the warehouse exactly as it was.
 """
 
+import hashlib
 import json
 import os
 import shutil
@@ -41,9 +42,8 @@ def dbt_environment(build_path, work_dir):
     return env
 
 
-def run_dbt(args, build_path, work_dir, project_dir=None, echo=True):
+def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True):
     """Run the dbt CLI of this environment on `build_path`; returns (ok, output)."""
-    project_dir = Path(project_dir or os.environ.get("SRLENS_DBT_PROJECT") or DBT_PROJECT_DIR)
     dbt = Path(sys.executable).parent / "dbt"
     cmd = [str(dbt), *args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
     proc = subprocess.Popen(cmd, env=dbt_environment(build_path, work_dir), stdout=subprocess.PIPE,
@@ -56,16 +56,20 @@ def run_dbt(args, build_path, work_dir, project_dir=None, echo=True):
     return proc.wait() == 0, "".join(lines)
 
 
-def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=None, dbt_vars=None):
+def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=None, dbt_vars=None,
+          full_refresh=False):
     """Process new outputs, run `dbt build` (models and their tests), swap the result in on success.
 
     processor: 'stanza' (parse outputs; SPEC section 6) or 'aligned' (no model: map output tokens
     to reference words by form); default $SRLENS_PROCESSOR, else stanza.
     dbt_vars: further dbt vars (parameters of the marts, see dbt_project.yml).
+    The build is incremental when only runs were loaded since the last one (see `plan`);
+    full_refresh forces every model to be rebuilt from scratch.
     """
     processor = processor or os.environ.get(PROCESSOR_ENV) or "stanza"
     if processor not in PROCESSORS:
         raise BuildError(f"unknown processor {processor!r} (one of {', '.join(PROCESSORS)})")
+    project_dir = Path(project_dir or os.environ.get("SRLENS_DBT_PROJECT") or DBT_PROJECT_DIR)
     warehouse = Path(warehouse).resolve()  # dbt runs in its project folder: relative paths would move
     work_dir = warehouse.parent / f".{warehouse.name}.dbt"
     building = warehouse.parent / f".{warehouse.name}.building"
@@ -78,10 +82,18 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
         try:
             started_at, clock = utc_now(), time.monotonic()
             all_vars = {**(dbt_vars or {}), **prepare(building, processor, stanza_dir, echo)}
-            ok, output = run_dbt(["build", "--vars", json.dumps(all_vars)], building, work_dir, project_dir, echo)
+            base = base_state(building, all_vars, project_dir)
+            full = full_refresh or base != last_base_state(building)
+            args = ["build", "--vars", json.dumps(all_vars)]
+            args += ["--full-refresh"] if full else ["--select", RUN_DATA_DESCENDANTS]
+            if echo:
+                print("srlens: full build" if full else "srlens: incremental build (only runs changed "
+                      "since the last build)", file=sys.stderr)
+            ok, output = run_dbt(args, building, work_dir, project_dir, echo)
             if not ok:
                 raise BuildError("dbt build failed; the warehouse is unchanged.\n" + _failures(output))
-            record_build(building, started_at, time.monotonic() - clock, all_vars, work_dir / "target")
+            record_build(building, started_at, time.monotonic() - clock, all_vars, base, full,
+                         work_dir / "target")
             os.replace(building, warehouse)
         finally:
             for leftover in (building, Path(f"{building}.wal")):
@@ -89,11 +101,12 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
 
 
 def prepare(building, processor, stanza_dir, echo):
-    """Bring the copy's raw and cache schemas up to date and parse new outputs; returns dbt vars."""
+    """Bring the copy's schemas up to date and parse new outputs; returns dbt vars."""
     con = duckdb.connect(str(building))
     try:
         ensure_raw_schema(con)
         processing.ensure_cache_schema(con)
+        con.execute(META_SQL)
         stanza_processors = {}
         if processor == "stanza":
             parsed = processing.process_pending(con, model_dir=stanza_dir, progress=echo)
@@ -105,32 +118,83 @@ def prepare(building, processor, stanza_dir, echo):
             "bleu_nltk_version": NLTK_COMPAT_VERSION}
 
 
-BUILDS_SQL = """
+# An incremental build runs the models that depend on run data; their per-submission models
+# recompute only the changed submissions (dbt_project/macros/incremental_by_submission.sql).
+RUN_DATA_DESCENDANTS = ("source:raw.submissions+ source:raw.outputs+ source:raw.output_tokens+ "
+                        "source:cache.parsed_words+ source:meta.built_submissions+")
+
+# Everything but the runs that the marts depend on. When any of it differs from the last
+# successful build, the build is a full refresh.
+REFERENCE_STATE_SQL = """
+select concat_ws(' ', 'treebank', corpus, language, sha256, loaded_at) from raw.treebank_files
+union all select concat_ws(' ', 'human', count(*), max(loaded_at)) from raw.human_judgments
+union all select concat_ws(' ', 'rules', count(*), max(loaded_at)) from raw.lambre_manual_rules
+"""
+
+CODE_GLOBS = ("dbt_project/**/*.sql", "dbt_project/**/*.yml", "udfs/*.py")
+
+META_SQL = """
 create schema if not exists meta;
 create table if not exists meta.builds (
     started_at     timestamp not null,  -- UTC
     seconds        double not null,     -- processing and dbt, wall time
     processor      varchar not null,    -- aligned | stanza
+    full_refresh   boolean not null,    -- false: only changed runs were recomputed
     dbt_vars       json not null,       -- every var the build passed, stanza processor ids included
+    base_state     varchar not null,    -- sha256 of code, vars, treebanks, judgments and rules
     models         integer not null,    -- dbt nodes that ran, by kind
     tests          integer not null,
     srlens_version varchar not null,
     dbt_version    varchar not null,
     duckdb_version varchar not null
 );
+create table if not exists meta.built_submissions (
+    submission_id varchar not null,
+    loaded_at     timestamp not null
+);
 """
 
 
-def record_build(building, started_at, seconds, all_vars, target_dir):
-    """Append what this build did to meta.builds of the copy (read by `srlens status`)."""
+def base_state(building, all_vars, project_dir):
+    """A digest of everything a build depends on except the runs themselves."""
+    digest = hashlib.sha256(json.dumps(all_vars, sort_keys=True).encode())
+    digest.update(metadata.version("srlens").encode())
+    code_files = [f for pattern in CODE_GLOBS for f in REPO_ROOT.glob(pattern)
+                  if "target" not in f.parts and "logs" not in f.parts]
+    code_files += [f for f in project_dir.rglob("*") if f.suffix in (".sql", ".yml")
+                   and "target" not in f.parts and "logs" not in f.parts]
+    for path in sorted(set(code_files)):
+        digest.update(path.name.encode() + path.read_bytes())
+    con = duckdb.connect(str(building), read_only=True)
+    try:
+        for (line,) in sorted(con.execute(REFERENCE_STATE_SQL).fetchall(), key=str):
+            digest.update(str(line).encode())
+    finally:
+        con.close()
+    return digest.hexdigest()
+
+
+def last_base_state(building):
+    con = duckdb.connect(str(building), read_only=True)
+    try:
+        row = con.execute("select base_state from meta.builds order by started_at desc limit 1").fetchone()
+    finally:
+        con.close()
+    return row[0] if row else None
+
+
+def record_build(building, started_at, seconds, all_vars, base, full, target_dir):
+    """Note the build in meta.builds (read by `srlens status`) and the runs it computed."""
     results = json.loads((target_dir / "run_results.json").read_text())["results"]
     kinds = [r["unique_id"].split(".")[0] for r in results]
     con = duckdb.connect(str(building))
     try:
-        con.execute(BUILDS_SQL)
-        con.execute("insert into meta.builds values (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-            started_at, seconds, all_vars["processor"], json.dumps(all_vars), kinds.count("model"),
-            kinds.count("test"), metadata.version("srlens"), metadata.version("dbt-core"), duckdb.__version__])
+        con.execute("insert into meta.builds values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+            started_at, seconds, all_vars["processor"], full, json.dumps(all_vars), base,
+            kinds.count("model"), kinds.count("test"), metadata.version("srlens"),
+            metadata.version("dbt-core"), duckdb.__version__])
+        con.execute("delete from meta.built_submissions")
+        con.execute("insert into meta.built_submissions select submission_id, loaded_at from raw.submissions")
     finally:
         con.close()
 

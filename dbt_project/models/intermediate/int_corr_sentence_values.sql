@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- SPEC section 10: the sentence-level variables of the correlation study, one row per submission,
 -- sentence and variable with a value (long form; NULLs are not rows, so pairs drop them pairwise).
 -- THE list of variables, in the order metric_a/metric_b follow (metric_a comes first in it).
@@ -31,7 +32,8 @@ with sentences as (
         {%- endfor %}
     from {{ ref('sentence_scores') }} s
     join {{ ref('sentence_complexity') }} c using (corpus, sent_idx)
-    where not s.is_missing  -- a sentence the run lacks is not part of its sample
+    where {{ changed_submission('s.submission_id') }}
+      and not s.is_missing  -- a sentence the run lacks is not part of its sample
 ),
 
 variable_order(variable, ordinal) as (

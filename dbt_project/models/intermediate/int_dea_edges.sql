@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- SPEC section 3: every non-root reference edge of every scored output, with whether it is matched.
 -- A triple (head lemma, dependent lemma, signed distance) occurs in the output once per position i
 -- with lemma[i] = head and lemma[i + distance] = dependent. Clipping: the r-th reference edge of a
@@ -21,6 +22,7 @@ scored_edges as (
                order by r.dep_pos) as rank_in_triple
     from {{ ref('int_scored_outputs') }} o
     join reference_edges r on r.corpus = o.corpus and r.sent_idx = o.sent_idx
+    where {{ changed_submission('o.submission_id') }}
 ),
 
 triples as (
@@ -35,6 +37,7 @@ occurrences as (
     join {{ ref('int_output_lemmas') }} d
         on d.submission_id = t.submission_id and d.sent_idx = t.sent_idx
         and d.pos = h.pos + t.distance and d.lemma_lower = t.dep_lemma
+    where {{ changed_submission('h.submission_id') }}
     group by all
 )
 

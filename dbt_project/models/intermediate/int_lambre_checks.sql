@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- Every check of an enabled L'AMBRE rule on an output word with a head (SPEC section 9): one
 -- row per (submission, sentence, word, rule) where the rule fired. The rules of the language
 -- of the submission's corpus apply. Output words without a parse (processor 'aligned': head
@@ -12,7 +13,7 @@ with words as (
     from {{ ref('int_output_words') }} w
     join {{ ref('stg_submissions') }} s using (submission_id)
     join {{ ref('stg_treebank_files') }} t using (corpus)
-    where w.head is not null
+    where w.head is not null and {{ changed_submission('w.submission_id') }}
 ),
 
 links as (

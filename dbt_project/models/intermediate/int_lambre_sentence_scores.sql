@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- L'AMBRE per output sentence (SPEC section 9): rule_score = unweighted mean over the rules that
 -- fired in the sentence of matches/(matches+failures); 1.0 when none fired. NULL when it cannot
 -- be checked: the sentence is missing, or the run has no parse (processor 'aligned' gives words
@@ -7,6 +8,7 @@ with per_rule as (
            count(*) filter (where passed) as matches,
            count(*) filter (where not passed) as failures
     from {{ ref('int_lambre_checks') }}
+    where {{ changed_submission() }}
     group by all
 ),
 
@@ -23,6 +25,7 @@ per_sentence as (
 parsed_runs as (
     select submission_id
     from {{ ref('int_output_words') }}
+    where {{ changed_submission() }}
     group by submission_id
     having bool_or(head is not null)
 )
@@ -40,3 +43,4 @@ select
 from {{ ref('stg_outputs') }} o
 left join parsed_runs r using (submission_id)
 left join per_sentence p using (submission_id, sent_idx)
+where {{ changed_submission('o.submission_id') }}

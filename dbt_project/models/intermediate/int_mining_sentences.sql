@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- SPEC section 8: the FAIL/PASS split of each submission. Only sentences the run has (not
 -- missing) with a non-NULL score take part. FAIL = score at or below the submission's
 -- q-quantile of that score, by linear interpolation (DuckDB quantile_cont, numpy's default
@@ -24,7 +25,7 @@
 with scored as (
     select submission_id, corpus, sent_idx, {{ metric }}::double as score
     from {{ ref('sentence_scores') }}
-    where not is_missing and {{ metric }} is not null
+    where not is_missing and {{ metric }} is not null and {{ changed_submission() }}
 ),
 
 thresholds as (

@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- Every output sentence as words (SPEC section 6), from one of three sources:
 --   conllu runs: the user's own parse;
 --   processor 'stanza': the stanza parse cached by srlens/processing.py;
@@ -12,7 +13,7 @@ with outputs as (
     from {{ ref('stg_outputs') }} o
     join {{ ref('stg_submissions') }} s using (submission_id)
     join {{ ref('stg_treebank_files') }} t using (corpus)
-    where not o.is_missing
+    where not o.is_missing and {{ changed_submission('o.submission_id') }}
 ),
 
 parsed_by_user as (

@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- One row per output sentence that exists (missing sentences are not scored), with the
 -- reference and output lemma sequences the scores compare.
 with reference as (
@@ -11,12 +12,14 @@ with reference as (
 output as (
     select submission_id, sent_idx, list(lemma_lower order by pos) as out_lemmas
     from {{ ref('int_output_lemmas') }}
+    where {{ changed_submission() }}
     group by all
 ),
 
 processors as (
     select submission_id, string_agg(distinct processor, ', ' order by processor) as processor
     from {{ ref('int_output_words') }}
+    where {{ changed_submission() }}
     group by all
 )
 
@@ -33,4 +36,4 @@ join {{ ref('stg_submissions') }} s using (submission_id)
 left join reference r on r.corpus = s.corpus and r.sent_idx = o.sent_idx
 left join output w on w.submission_id = o.submission_id and w.sent_idx = o.sent_idx
 left join processors p on p.submission_id = o.submission_id
-where not o.is_missing
+where not o.is_missing and {{ changed_submission('o.submission_id') }}

@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- DEA per run and base relation (SPEC section 3: matched r-edges / r-edges).
 select
     e.submission_id,
@@ -10,4 +11,5 @@ select
     count(*) filter (where e.matched) / count(*) as dea
 from {{ ref('int_dea_edges') }} e
 join {{ ref('stg_submissions') }} s using (submission_id)
+where {{ changed_submission('e.submission_id') }}
 group by e.submission_id, e.base_deprel

@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- SPEC section 10: per submission, Spearman rho and p (scipy, udfs/stats.py) for every pair of
 -- sentence-level variables, pairs with a missing value dropped; Holm-Bonferroni across the pairs
 -- of the submission that have a p-value. A pair is listed when both variables have at least one
@@ -8,6 +9,7 @@
 
 with vals as (
     select * from {{ ref('int_corr_sentence_values') }}
+    where {{ changed_submission() }}
 ),
 
 present as (

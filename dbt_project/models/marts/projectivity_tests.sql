@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- SPEC section 10: per submission and score (bleu, fluency = fluency_z, adequacy = adequacy_z), a
 -- two-sided Mann-Whitney U test (scipy, udfs/stats.py) between the projective sentences (first
 -- sample: u is their U) and the non-projective ones, over the run's sentences that have the score.
@@ -12,7 +13,7 @@ with sentences as (
     select s.submission_id, s.sent_idx, c.is_projective, s.bleu, s.fluency_z, s.adequacy_z
     from {{ ref('sentence_scores') }} s
     join {{ ref('sentence_complexity') }} c using (corpus, sent_idx)
-    where not s.is_missing and c.is_projective is not null
+    where not s.is_missing and c.is_projective is not null and {{ changed_submission('s.submission_id') }}
 ),
 
 values_long as (
@@ -45,6 +46,7 @@ grid as (
     from {{ ref('stg_submissions') }} s
     cross join (values {% for score in scores %}('{{ score }}', {{ loop.index }}){{ ', ' if not loop.last }}{% endfor %}) k(score, ordinal)
     left join groups g on g.submission_id = s.submission_id and g.score = k.score
+    where {{ changed_submission('s.submission_id') }}
 ),
 
 decided as (

@@ -1,8 +1,10 @@
+{{ incremental_by_submission() }}
 -- SPEC section 11: one row per submission and reference sentence. Scores are NULL for a
 -- sentence the run lacks (is_missing) and where SPEC leaves them undefined (DEA with n = 1).
 with dea as (
     select submission_id, sent_idx, count(*) as edges, count(*) filter (where matched) as matched_edges
     from {{ ref('int_dea_edges') }}
+    where {{ changed_submission() }}
     group by all
 )
 
@@ -40,3 +42,4 @@ left join {{ ref('int_sentence_udf_scores') }} u using (submission_id, sent_idx)
 left join dea d using (submission_id, sent_idx)
 left join {{ ref('int_lambre_sentence_scores') }} l using (submission_id, sent_idx)
 left join {{ ref('int_human_sentence_z') }} h using (submission_id, sent_idx)
+where {{ changed_submission('o.submission_id') }}

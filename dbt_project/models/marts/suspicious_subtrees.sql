@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- SPEC section 8: suspicion of every reference subtree in every submission (Narayan and Gardent
 -- 2012). Rows: the subtrees with C(f) >= mining_min_support, the only ones that can be
 -- suspicious (at campaign scale the rarer ones, mostly lemma subtrees seen once, would be ~7
@@ -22,6 +23,7 @@ with
 
 mining as (
     select * from {{ ref('int_mining_sentences') }}
+    where {{ changed_submission() }}
 ),
 
 submissions as (

@@ -1,0 +1,2 @@
+select submission_id, loaded_at
+from {{ source('meta', 'built_submissions') }}

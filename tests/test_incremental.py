@@ -1,0 +1,134 @@
+"""Incremental builds (issue 8): after loading runs, only the changed runs are recomputed, and
+every table equals what a full rebuild of the same data gives."""
+
+import math
+import shutil
+
+import duckdb
+import pytest
+
+from loaders.load import load_outputs, load_treebank
+from srlens.build import build
+from tests.conftest import REPO
+
+DEMO = REPO / "demo" / "data"
+CORPUS = "en_ewt_demo"
+RUN_FILES = {run: DEMO / "outputs" / CORPUS / f"{run}.sr.txt" for run in ("swaps", "random", "head_final")}
+
+
+def last_build(warehouse):
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        return con.execute("select full_refresh from meta.builds order by started_at desc limit 1").fetchone()[0]
+    finally:
+        con.close()
+
+
+def changed_submissions(warehouse):
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        return sorted(r[0] for r in con.execute("select submission_id from intermediate.int_changed_submissions").fetchall())
+    finally:
+        con.close()
+
+
+def sentence_scores(warehouse):
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        rows = con.execute("select run, sent_idx, bleu, dea, simple_string_accuracy from sentence_scores").fetchall()
+        return {(run, sent_idx): scores for run, sent_idx, *scores in rows}
+    finally:
+        con.close()
+
+
+def built_tables(warehouse):
+    """Every table dbt built (marts and intermediate models), rows sorted, except the build's own bookkeeping."""
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        names = con.execute("""select table_schema || '.' || table_name from information_schema.tables
+                               where table_schema in ('main', 'intermediate') and table_type = 'BASE TABLE'
+                                 and table_name <> 'int_changed_submissions'""").fetchall()
+        return {name: sorted(con.execute(f"select * from {name}").fetchall(), key=repr) for (name,) in names}
+    finally:
+        con.close()
+
+
+def assert_same_values(a, b, where):
+    """Equal, floats up to the last bits (DuckDB's parallel sums do not fix the order of additions)."""
+    if isinstance(a, float) and isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), where
+    elif isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        assert len(a) == len(b), where
+        for x, y in zip(a, b):
+            assert_same_values(x, y, where)
+    elif isinstance(a, dict) and isinstance(b, dict):
+        assert a.keys() == b.keys(), where
+        for key in a:
+            assert_same_values(a[key], b[key], where)
+    else:
+        assert a == b, where
+
+
+@pytest.fixture(scope="module")
+def incremental_warehouse(tmp_path_factory):
+    """A built warehouse with two runs, then a new run and a reloaded (changed) run, built again."""
+    root = tmp_path_factory.mktemp("incremental")
+    warehouse = root / "wh.duckdb"
+    load_treebank(warehouse, DEMO / "treebanks" / f"{CORPUS}.conllu", CORPUS)
+    for run in ("swaps", "random"):
+        load_outputs(warehouse, RUN_FILES[run], CORPUS, "perturb", run)
+    build(warehouse, echo=False, processor="aligned")
+    first_scores = sentence_scores(warehouse)
+
+    changed = root / "random_changed.sr.txt"  # the same run with its first output reversed
+    lines = RUN_FILES["random"].read_text().splitlines()
+    first_text = next(i for i, line in enumerate(lines) if line.startswith("# text = "))
+    lines[first_text] = "# text = " + " ".join(reversed(lines[first_text][len("# text = "):].split()))
+    changed.write_text("\n".join(lines) + "\n")
+    load_outputs(warehouse, changed, CORPUS, "perturb", "random")
+    load_outputs(warehouse, RUN_FILES["head_final"], CORPUS, "perturb", "head_final")
+    build(warehouse, echo=False, processor="aligned")
+    return warehouse, first_scores
+
+
+def test_loading_runs_makes_the_next_build_incremental_over_those_runs_only(incremental_warehouse):
+    warehouse, _ = incremental_warehouse
+    assert last_build(warehouse) is False
+    assert changed_submissions(warehouse) == [f"default/{CORPUS}/perturb/head_final", f"default/{CORPUS}/perturb/random"]
+
+
+def test_an_incremental_build_equals_a_full_rebuild(incremental_warehouse, tmp_path):
+    warehouse, _ = incremental_warehouse
+    full = tmp_path / "full.duckdb"
+    shutil.copyfile(warehouse, full)
+    build(full, echo=False, processor="aligned", full_refresh=True)
+    assert last_build(full) is True
+    incremental, rebuilt = built_tables(warehouse), built_tables(full)
+    assert incremental.keys() == rebuilt.keys()
+    assert len(incremental["main.sentence_scores"]) == 3 * 200
+    for name in incremental:
+        assert len(incremental[name]) == len(rebuilt[name]), name
+        for a, b in zip(incremental[name], rebuilt[name]):
+            assert_same_values(a, b, name)
+
+
+def test_the_unchanged_run_keeps_its_scores_and_the_changed_run_changes_where_it_changed(incremental_warehouse):
+    warehouse, first = incremental_warehouse
+    now = sentence_scores(warehouse)
+    assert {key: now[key] for key in first if key[0] == "swaps"} == {key: v for key, v in first.items() if key[0] == "swaps"}
+    changed = sorted(key for key in first if key[0] == "random" and first[key] != now[key])
+    assert changed == [("random", 1)]  # only the first sentence of the reloaded run was changed
+    assert len([key for key in now if key[0] == "head_final"]) == 200
+
+
+@pytest.mark.parametrize("change", ["var", "treebank"])
+def test_a_change_beyond_runs_makes_a_full_build(incremental_warehouse, tmp_path, change):
+    warehouse, _ = incremental_warehouse
+    copy = tmp_path / "copy.duckdb"
+    shutil.copyfile(warehouse, copy)
+    if change == "treebank":
+        load_treebank(copy, DEMO / "treebanks" / "fr_gsd_demo.conllu", "fr_gsd_demo")
+        build(copy, echo=False, processor="aligned")
+    else:
+        build(copy, echo=False, processor="aligned", dbt_vars={"mining_quantile": 0.1})
+    assert last_build(copy) is True
