@@ -7,6 +7,7 @@ tests compare against separately written (deliberately naive) implementations.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from functools import lru_cache
 
 import duckdb
@@ -487,3 +488,43 @@ def test_sql_null_in_null_out(con):
         "SELECT srlens_accuracies(['a','b'], [2, 0], ['b','a']).simple_string_accuracy"
     ).fetchone()
     assert sa == approx(0.0)  # a b / b a: I=1 D=1 -> 1 - 2/2
+
+
+def plain_edit_counts(ref, out):
+    """The same alignment rule without any shortcut: full DP with the builtin min, full backtrace."""
+    n, m = len(ref), len(out)
+    k = min(n, m) + 1
+    d = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        d[i][0] = i * k
+    for j in range(1, m + 1):
+        d[0][j] = j * k
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            d[i][j] = min(d[i - 1][j - 1] + (-1 if ref[i - 1] == out[j - 1] else k), d[i - 1][j] + k, d[i][j - 1] + k)
+    deleted, inserted, subs, i, j = [], [], 0, n, m
+    while i > 0 or j > 0:
+        if i > 0 and j > 0 and d[i][j] == d[i - 1][j - 1] + (-1 if ref[i - 1] == out[j - 1] else k):
+            subs += ref[i - 1] != out[j - 1]
+            i, j = i - 1, j - 1
+        elif i > 0 and d[i][j] == d[i - 1][j] + k:
+            deleted.append(ref[i - 1])
+            i -= 1
+        else:
+            inserted.append(out[j - 1])
+            j -= 1
+    moves = sum(min(c, Counter(inserted)[t]) for t, c in Counter(deleted).items())
+    return (len(inserted), len(deleted), subs, moves)
+
+
+def test_the_fast_paths_choose_the_same_alignment_as_the_plain_dp():
+    # Equal sequences and a common suffix are shortcuts of udfs/accuracy.py; on a two-letter
+    # alphabet ties between alignments are everywhere, so a wrong shortcut changes the moves.
+    rng = random.Random(7)
+    for _ in range(20000):
+        ref = [rng.choice("ab") for _ in range(rng.randint(0, 8))]
+        out = [rng.choice("ab") for _ in range(rng.randint(0, 8))]
+        if rng.random() < 0.3:
+            tail = [rng.choice("ab") for _ in range(rng.randint(1, 4))]
+            ref, out = ref + tail, out + tail
+        assert tuple(edit_counts(ref, out)) == plain_edit_counts(ref, out), (ref, out)

@@ -114,8 +114,18 @@ class EditCounts(NamedTuple):
         return self.problems - self.moves
 
 
+NO_EDITS = EditCounts(0, 0, 0, 0)
+
+
 def _edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts:
+    if ref == out:  # the only zero-cost alignment: all diagonal (the common case, and cheap)
+        return NO_EDITS
+    # A common suffix changes nothing: with equal last tokens d[n][m] = d[n-1][m-1] - 1 always
+    # (a neighbour cell is at most k + 1 lower), so the backtrace below, which starts at the end
+    # and prefers the diagonal, would match it first anyway.
     n, m = len(ref), len(out)
+    while n and m and ref[n - 1] == out[m - 1]:
+        n, m = n - 1, m - 1
     # One integer per cell encodes (cost, -matches) lexicographically: K exceeds
     # any possible difference in matches, so cost always dominates.
     k = min(n, m) + 1
@@ -127,9 +137,18 @@ def _edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts
     for i in range(1, n + 1):
         r = ref[i - 1]
         row, prev = d[i], d[i - 1]
+        left = row[0]
         for j in range(1, m + 1):
-            diag = prev[j - 1] + (-1 if r == out[j - 1] else k)
-            row[j] = min(diag, prev[j] + k, row[j - 1] + k)
+            # min(diagonal, up, left) spelled out: this loop is most of the UDF's time, and the
+            # builtin min() call costs more than the comparisons (profiled in docs/benchmarks.md)
+            best = prev[j - 1] + (-1 if r == out[j - 1] else k)
+            up = prev[j] + k
+            if up < best:
+                best = up
+            left += k
+            if left < best:
+                best = left
+            row[j] = left = best
 
     deleted: list[Hashable] = []
     inserted: list[Hashable] = []
@@ -149,8 +168,10 @@ def _edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts
             inserted.append(out[j - 1])
             j -= 1
 
-    ins_by_token = Counter(inserted)
-    moves = sum(min(c, ins_by_token[t]) for t, c in Counter(deleted).items())
+    moves = 0
+    if inserted and deleted:
+        ins_by_token = Counter(inserted)
+        moves = sum(min(c, ins_by_token[t]) for t, c in Counter(deleted).items())
     return EditCounts(len(inserted), len(deleted), subs, moves)
 
 
@@ -221,12 +242,22 @@ def sentence_accuracies(
             children[h].append(pos)
     mapped = _map_output(ref, out)
 
+    # Each treelet's output string, in one pass over the output: a mapped word belongs to the
+    # treelet of its head and, if it has dependents, to its own.
+    out_orders: dict[int, list[int]] = {head: [] for head in children}
+    for p in mapped:
+        if p is None:
+            continue
+        if ref_heads[p - 1]:
+            out_orders[ref_heads[p - 1]].append(p)
+        if p in out_orders:
+            out_orders[p].append(p)
+
     tree_ins = tree_del = tree_sub = tree_moves = 0
     correct = 0
     for head in sorted(children):
         members = sorted([head, *children[head]])
-        member_set = set(members)
-        out_order = [p for p in mapped if p in member_set]
+        out_order = out_orders[head]
         c = _edit_counts(members, out_order)
         tree_ins += c.insertions
         tree_del += c.deletions
