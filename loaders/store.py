@@ -12,6 +12,17 @@ import pyarrow as pa
 REPO_ROOT = Path(__file__).resolve().parents[1]
 RAW_SCHEMA_SQL = REPO_ROOT / "sql" / "raw_schema.sql"
 
+# The storage format a new warehouse file is written in: BI tools and other readers often bundle
+# an older DuckDB, and DuckDB's default ('latest') opens only in the version that wrote it. A file
+# keeps the format it was created with, whichever DuckDB writes to it later. DuckDB 1.1.0 and later
+# open it (measured, see README); dbt_project/profiles.yml sets the same.
+STORAGE_VERSION = "v1.1.0"
+
+
+def connect(path):
+    """A writing connection; creates the file in STORAGE_VERSION if it does not exist."""
+    return duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
+
 
 @contextlib.contextmanager
 def writer_lock(warehouse):
@@ -31,7 +42,7 @@ def ensure_raw_schema(con):
 def open_for_write(warehouse):
     """A connection holding the writer lock, with the raw schema in place."""
     with writer_lock(warehouse):
-        con = duckdb.connect(str(warehouse))
+        con = connect(warehouse)
         try:
             ensure_raw_schema(con)
             yield con

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from loaders.store import REPO_ROOT, ensure_raw_schema, utc_now, writer_lock
+from loaders.store import REPO_ROOT, connect, ensure_raw_schema, utc_now, writer_lock
 from srlens import processing
 from udfs.bleu import NLTK_COMPAT_VERSION
 
@@ -102,7 +102,7 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
 
 def prepare(building, processor, stanza_dir, echo):
     """Bring the copy's schemas up to date and parse new outputs; returns dbt vars."""
-    con = duckdb.connect(str(building))
+    con = connect(building)
     try:
         ensure_raw_schema(con)
         processing.ensure_cache_schema(con)
@@ -187,7 +187,7 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
     """Note the build in meta.builds (read by `srlens status`) and the runs it computed."""
     results = json.loads((target_dir / "run_results.json").read_text())["results"]
     kinds = [r["unique_id"].split(".")[0] for r in results]
-    con = duckdb.connect(str(building))
+    con = connect(building)
     try:
         con.execute("insert into meta.builds values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
             started_at, seconds, all_vars["processor"], full, json.dumps(all_vars), base,

@@ -1,10 +1,16 @@
 """The `srlens` command line (SPEC section 11)."""
 
 import argparse
+import difflib
 import json
 import os
 import sys
 import traceback
+from importlib import metadata
+from pathlib import Path
+
+import duckdb
+import yaml
 
 from loaders.errors import LoadError
 from loaders.human import load_human
@@ -12,20 +18,49 @@ from loaders.rules import load_rules
 from loaders.load import load_outputs, load_treebank
 from loaders.outputs_reader import FORMATS
 from srlens import baseline, processing
-from srlens.build import PROCESSOR_ENV, PROCESSORS, BuildError, build
+from srlens.build import DBT_PROJECT_DIR, PROCESSOR_ENV, PROCESSORS, BuildError, build
 from srlens.demo import load_demo
 from srlens.mining import subtree_examples
 from srlens.query import QueryRefused, format_frame, run_query
+from srlens.status import WarehouseError, mart_names
 
 DEFAULT_WAREHOUSE = "warehouse/srlens.duckdb"
 
 EPILOG = """examples:
+  srlens load-demo && srlens build --processor aligned    # the bundled demo, no stanza model needed
   srlens load-treebank en_ewt-ud-test.conllu --corpus en_ewt
   srlens load-outputs team1_run1.txt --corpus en_ewt --team team1 --run run1 --campaign sr19
   srlens load-human sr19_human.csv
   srlens build
+  srlens status
   srlens query "select * from corpus_stats" --format csv
+  srlens query "$(cat sql/examples/worst_relations_of_a_system.sql)"
+  srlens report report/
+  srlens export-parquet exports/
+
+environment: SRLENS_WAREHOUSE (the warehouse file), SRLENS_PROCESSOR (build --processor),
+SRLENS_STANZA_DIR (build --stanza-dir). Add --debug before the command to see a traceback.
 """
+
+# Commands that read an existing warehouse: a missing file is an error, not a new empty warehouse.
+NEEDS_WAREHOUSE = ("build", "query", "examples", "report", "status", "export-parquet", "baseline")
+# dbt vars that `srlens build` sets itself (see srlens/build.py prepare()).
+BUILD_SETS_VARS = {"processor": "--processor", "stanza_processors": "--stanza-dir",
+                   "bleu_nltk_version": "the installed nltk"}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line that points to --help."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def version():
+    try:
+        return metadata.version("srlens")
+    except metadata.PackageNotFoundError:  # run from a source tree that pip did not install
+        return "(not installed)"
 
 
 def parse_var(text):
@@ -39,13 +74,14 @@ def parse_var(text):
 
 
 def parser():
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="srlens", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Error-analysis warehouse for surface realization: load reference treebanks "
                     "and system outputs, build the marts, query them.")
     p.add_argument("--warehouse", default=os.environ.get("SRLENS_WAREHOUSE", DEFAULT_WAREHOUSE),
                    help="the DuckDB warehouse file (default: $SRLENS_WAREHOUSE or %(default)s)")
     p.add_argument("--debug", action="store_true", help="show the full traceback of an error")
+    p.add_argument("--version", action="version", version=f"srlens {version()}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     c = sub.add_parser("load-treebank", help="load a CoNLL-U treebank as the reference of a corpus",
@@ -67,7 +103,9 @@ def parser():
     c.add_argument("--team", required=True, help="team or system name, e.g. ims")
     c.add_argument("--run", required=True, help="run name within the team, e.g. 1 or beam5")
     c.add_argument("--campaign", default="default", help="campaign, e.g. sr19 (default: %(default)s)")
-    c.add_argument("--format", default="auto", choices=FORMATS, help="input format (default: detect)")
+    c.add_argument("--format", default="auto", choices=FORMATS,
+                   help="input format: text, sr or conllu as described for FILE; auto (default) tells them "
+                        "apart from the file's content")
     c.add_argument("--allow-partial", action="store_true",
                    help="accept a run that lacks some sentences (needs sent_ids); they are recorded "
                         "as missing, never shifted")
@@ -84,12 +122,18 @@ def parser():
                                 "annotator by the build)")
 
     sub.add_parser("load-demo", help="load the bundled demo data (demo/data/manifest.csv)",
-                   description="Load the two demo treebanks and their runs. Example: srlens load-demo")
+                   description="Load the two demo treebanks (en_ewt_demo, fr_gsd_demo) and their six runs "
+                               "each, then train and run the baseline linearizer on them (two more runs each). "
+                               "Loading again replaces them. Example: srlens load-demo && srlens build "
+                               "--processor aligned")
 
     c = sub.add_parser("build", help="refresh every mart (dbt build)",
                        description="Parse new system outputs, run dbt build into a copy of the warehouse "
                                    "and swap it in on success; a failed build leaves the warehouse "
-                                   "unchanged. Example: srlens build --processor aligned")
+                                   "unchanged. When only runs were loaded since the last build, only those "
+                                   "runs are computed (incremental); anything else (treebanks, human "
+                                   "judgments, rules, --var values, a new srlens) rebuilds everything. "
+                                   "Example: srlens build --processor aligned")
     c.add_argument("--processor", choices=PROCESSORS, default=None,
                    help="how output sentences become words: 'stanza' parses them (needs stanza models; "
                         "SPEC section 6), 'aligned' maps each token to the reference word of the same form "
@@ -100,7 +144,11 @@ def parser():
                         "model folder); see README")
     c.add_argument("--var", action="append", default=[], metavar="KEY=VALUE", type=parse_var,
                    help="set a parameter of the marts (a dbt var listed in dbt_project/dbt_project.yml); "
-                        "VALUE is read as JSON when it parses, else as text. Example: --var fail_quantile=0.1")
+                        "VALUE is read as JSON when it parses, else as text; repeat for several. "
+                        "Example: --var mining_quantile=0.1 --var 'lambre_rule_corpora={\"en\": \"en_ewt_train\"}'")
+    c.add_argument("--full-refresh", action="store_true",
+                   help="rebuild every model from scratch even if only runs changed "
+                        "(normally decided automatically). Example: srlens build --full-refresh")
 
     c = sub.add_parser("load-rules", help="add, override or disable morphosyntactic (L'AMBRE) rules",
                        description="Load a CSV of rules with the columns of the lambre_rules mart and an "
@@ -115,8 +163,11 @@ def parser():
                                    "SPEC 8), reference and output side by side. Example: srlens examples "
                                    "--view dep --subtree \"(advcl (nsubj))\" --limit 5")
     c.add_argument("--view", required=True, choices=("dep", "pos", "pos_dep", "lemma"), help="the subtree's view")
-    c.add_argument("--subtree", required=True, help="the subtree as written in suspicious_subtrees")
-    c.add_argument("--submission", default=None, help="only this submission_id (default: every run)")
+    c.add_argument("--subtree", required=True,
+                   help="the subtree as written in suspicious_subtrees, e.g. \"(advcl (nsubj))\" for the dep view")
+    c.add_argument("--submission", default=None,
+                   help="only this submission_id, campaign/corpus/team/run as in submission_scores "
+                        "(default: every run)")
     c.add_argument("--limit", type=int, default=20, help="sentences per run, lowest scores first (default: 20)")
     c.add_argument("--format", default="table", choices=("table", "csv", "json"),
                    help="output format (default: %(default)s)")
@@ -147,11 +198,15 @@ def parser():
     g.add_argument("--seed", type=int, default=0, help="seed for tie-breaking and random order (default: 0)")
 
     c = sub.add_parser("query", help="run one read-only SQL query",
-                       description="Run one read-only query. Example: "
+                       description="Run one read-only query on the warehouse (opened read-only; anything but "
+                                   "one SELECT is refused). The marts are in the main schema, other layers in "
+                                   "raw, staging and intermediate; sql/examples/ holds recipes. Example: "
                                    "srlens query \"select corpus, mdd_mean from corpus_stats\" --format csv")
-    c.add_argument("sql", help="a single SELECT (or WITH ... SELECT) statement")
+    c.add_argument("sql", help="a single SELECT (or WITH ... SELECT) statement, e.g. "
+                               "\"$(cat sql/examples/compare_corpora.sql)\"")
     c.add_argument("--format", default="table", choices=("table", "csv", "json"),
-                   help="output format (default: %(default)s)")
+                   help="table (aligned text), csv (with a header row) or json (a list of records); "
+                        "default: %(default)s")
     c = sub.add_parser("report", help="write the HTML report (plots and tables, opens offline)",
                        description="Write a self-contained static HTML report of the built warehouse: per "
                                    "campaign and corpus, corpus statistics, submissions ranked by each score, "
@@ -161,18 +216,30 @@ def parser():
     c.add_argument("out_dir", help="folder to write index.html (and its figures) into; created if missing")
 
     sub.add_parser("status", help="tell what is loaded and built",
-                   description="Corpora, runs and sentences loaded, the last build and the models it used. "
-                               "Example: srlens status")
+                   description="What the warehouse holds, read-only: corpora (language, sentences, words, "
+                               "when loaded), runs and sentences per campaign and corpus, human judgments, "
+                               "manual rules, and the last build (when, how long, processor, stanza models, "
+                               "versions), and whether anything was loaded since. Example: srlens status")
 
     c = sub.add_parser("export-parquet", help="write every mart as a Parquet file",
-                       description="Write each mart (SPEC section 11) to OUT_DIR/<mart>.parquet for tools that "
-                                   "read Parquet (pandas, Spark, Superset via DuckDB, ...). "
+                       description="Write each mart (the tables of the main schema, SPEC section 11) to "
+                                   "OUT_DIR/<mart>.parquet, replacing files of the same name, for tools that "
+                                   "read Parquet but not DuckDB files (pandas, pyarrow, Spark, R arrow, ...). "
                                    "Example: srlens export-parquet exports/")
     c.add_argument("out_dir", help="folder to write the Parquet files into; created if missing")
     return p
 
 
+def announce(path, large=5_000_000):
+    """A large file takes seconds to read and check: say so before the wait (stderr)."""
+    size = Path(path).stat().st_size if Path(path).is_file() else 0
+    if size >= large:
+        print(f"reading and checking {path} ({size / 1e6:.0f} MB)", file=sys.stderr)
+
+
 def run(args):
+    if args.command in ("load-treebank", "load-outputs"):
+        announce(args.file)
     if args.command == "load-treebank":
         sentences, words = load_treebank(args.warehouse, args.file, args.corpus, args.language)
         print(f"loaded {sentences} sentences ({words} words) as corpus {args.corpus}")
@@ -198,7 +265,8 @@ def run(args):
                                  args.campaign, args.seed)
         print(f"generated and loaded run {args.team}/{args.run} for corpus {args.corpus} ({path})")
     elif args.command == "build":
-        build(args.warehouse, processor=args.processor, stanza_dir=args.stanza_dir, dbt_vars=dict(args.var))
+        build(args.warehouse, processor=args.processor, stanza_dir=args.stanza_dir, dbt_vars=dict(args.var),
+              full_refresh=args.full_refresh)
         print(f"built {args.warehouse}")
     elif args.command == "query":
         sys.stdout.write(run_query(args.warehouse, args.sql, args.format).rstrip("\n") + "\n")
@@ -214,10 +282,59 @@ def run(args):
         print(f"wrote {len(paths)} Parquet files to {args.out_dir}")
 
 
+def check_warehouse(args):
+    """Fail early, in one line, where DuckDB would otherwise create an empty file or say less."""
+    if args.command in NEEDS_WAREHOUSE and not Path(args.warehouse).is_file():
+        raise WarehouseError(f"no warehouse at {args.warehouse}: load data first (srlens load-demo, srlens "
+                             "load-treebank) or name another file with --warehouse or $SRLENS_WAREHOUSE")
+    if args.command == "build":
+        check_vars(dict(args.var))
+
+
+def check_vars(dbt_vars):
+    """A misspelt --var would be ignored by dbt without a word: accept only the vars dbt_project.yml lists."""
+    project_dir = Path(os.environ.get("SRLENS_DBT_PROJECT") or DBT_PROJECT_DIR)
+    known = yaml.safe_load((project_dir / "dbt_project.yml").read_text()).get("vars") or {}
+    for key in dbt_vars:
+        if key in BUILD_SETS_VARS:
+            raise ValueError(f"--var {key} is set by srlens build itself (from {BUILD_SETS_VARS[key]})")
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise ValueError(f"unknown --var {key!r}: {hint}the parameters are listed in "
+                             f"dbt_project/dbt_project.yml ({', '.join(k for k in known if k not in BUILD_SETS_VARS)})")
+
+
+def describe(err, warehouse):
+    """A database error as one line, with what to do for the usual causes."""
+    first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    line = first if isinstance(err, duckdb.Error) else f"{type(err).__name__}: {first}"
+    if isinstance(err, duckdb.CatalogException) and _not_built(warehouse):
+        line += " (the warehouse is not built yet: run srlens build)"
+    elif "Conflicting lock" in first:
+        line += " (another program has the warehouse open, e.g. a BI tool or a load: close it or wait)"
+    return line
+
+
+def _not_built(warehouse):
+    try:
+        con = duckdb.connect(str(warehouse), read_only=True)
+    except duckdb.Error:
+        return False
+    try:
+        return not mart_names(con)
+    finally:
+        con.close()
+
+
 def main(argv=None):
     args = parser().parse_args(argv)
     try:
+        check_warehouse(args)
         run(args)
+    except KeyboardInterrupt:
+        print("srlens: interrupted", file=sys.stderr)
+        return 130
     except (LoadError, BuildError, QueryRefused, ValueError, processing.ProcessingError,
             baseline.BaselineError, OSError) as err:
         if args.debug:
@@ -227,7 +344,7 @@ def main(argv=None):
     except Exception as err:  # a database error is still one clear line unless --debug
         if args.debug:
             raise
-        print(f"srlens: error: {type(err).__name__}: {str(err).splitlines()[0]}", file=sys.stderr)
+        print(f"srlens: error: {describe(err, args.warehouse)}", file=sys.stderr)
         return 1
     return 0
 

@@ -1,0 +1,144 @@
+"""`srlens status`: what a warehouse holds, read-only: corpora, runs, judgments, rules, last build."""
+
+import json
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+# Vars every build passes itself; the rest were set by the user with --var.
+BUILD_OWN_VARS = ("processor", "stanza_processors", "bleu_nltk_version")
+
+
+class WarehouseError(ValueError):
+    """The warehouse file is missing or not built: one line that says what to do."""
+
+
+def open_read_only(warehouse):
+    """A read-only connection; a clear error instead of DuckDB's when the file does not exist."""
+    path = Path(warehouse)
+    if not path.is_file():
+        raise WarehouseError(f"no warehouse at {path}: load data first (srlens load-demo, srlens load-treebank) "
+                             "or name another file with --warehouse")
+    return duckdb.connect(str(path), read_only=True)
+
+
+def mart_names(con):
+    """The tables of the main schema: the marts (SPEC section 11), empty before the first build."""
+    return [r[0] for r in con.execute("""
+        select table_name from duckdb_tables()
+        where database_name = current_database() and schema_name = 'main' and not internal
+        order by table_name""").fetchall()]
+
+
+def _has(con, schema, table):
+    return con.execute("""select count(*) from duckdb_tables()
+                          where database_name = current_database() and schema_name = ? and table_name = ?""",
+                       [schema, table]).fetchone()[0] > 0
+
+
+def _frame(con, schema, table, sql):
+    """The query's result, or None when the warehouse has no such table (e.g. written by an older srlens)."""
+    return con.execute(sql).df() if _has(con, schema, table) else None
+
+
+def collect(warehouse):
+    """Everything `srlens status` shows, as data."""
+    con = open_read_only(warehouse)
+    try:
+        tags = con.execute("select tags from duckdb_databases() where database_name = current_database()").fetchone()[0]
+        info = {
+            "warehouse": str(warehouse),
+            "bytes": Path(warehouse).stat().st_size,
+            "storage_version": dict(tags or {}).get("storage_version"),
+            "corpora": _frame(con, "raw", "treebank_files", """
+                select corpus, language, sentences, words, loaded_at
+                from raw.treebank_files order by corpus"""),
+            "submissions": _frame(con, "raw", "submissions", """
+                select campaign, corpus, count(*) as runs, sum(sentences)::bigint as sentences,
+                       sum(missing)::bigint as missing
+                from raw.submissions group by campaign, corpus order by campaign, corpus"""),
+            "human_judgments": _count(con, "raw", "human_judgments"),
+            "manual_rules": _count(con, "raw", "lambre_manual_rules"),
+            "parsed_texts": _count(con, "cache", "parsed_texts"),
+            "marts": len(mart_names(con)),
+            "builds": _frame(con, "meta", "builds", "select * from meta.builds order by started_at"),
+        }
+        last = info["builds"].iloc[-1] if info["builds"] is not None and len(info["builds"]) else None
+        info["last_build"] = last
+        info["loads_since_build"] = _loads_since(con, last["started_at"]) if last is not None else None
+    finally:
+        con.close()
+    return info
+
+
+def _count(con, schema, table):
+    return con.execute(f"select count(*) from {schema}.{table}").fetchone()[0] if _has(con, schema, table) else 0
+
+
+def _loads_since(con, started_at):
+    """Loads that finished after the build started (loads wait for a running build, so after it)."""
+    # One load writes one loaded_at: a judgment or rule file counts once, not once per row.
+    parts = [("raw", "treebank_files", "corpus"), ("raw", "submissions", "submission_id"),
+             ("raw", "human_judgments", "source_file"), ("raw", "lambre_manual_rules", "source_file")]
+    return sum(con.execute(f"select count(distinct ({key}, loaded_at)) from {schema}.{table} where loaded_at > ?",
+                           [started_at]).fetchone()[0]
+               for schema, table, key in parts if _has(con, schema, table))
+
+
+def _when(value):
+    return f"{pd.Timestamp(value):%Y-%m-%d %H:%M:%S} UTC"
+
+
+def _table(frame, indent="  "):
+    frame = frame.copy()
+    if "loaded_at" in frame:
+        frame["loaded_at"] = frame["loaded_at"].map(_when)
+    return "\n".join(indent + line for line in frame.to_string(index=False).splitlines())
+
+
+def status(warehouse):
+    """The status report as text."""
+    info = collect(warehouse)
+    lines = [f"warehouse: {info['warehouse']} ({info['bytes'] / 1e6:.1f} MB, DuckDB storage format "
+             f"{info['storage_version'] or 'unknown'})"]
+    corpora, submissions = info["corpora"], info["submissions"]
+    if corpora is None or not len(corpora):
+        lines.append("corpora: none loaded (srlens load-treebank FILE --corpus NAME, or srlens load-demo)")
+    else:
+        lines += [f"corpora: {len(corpora)}", _table(corpora)]
+    if submissions is None or not len(submissions):
+        lines.append("runs: none loaded (srlens load-outputs FILE --corpus NAME --team T --run R)")
+    else:
+        lines += [f"runs: {int(submissions['runs'].sum())}, by campaign and corpus", _table(submissions)]
+    lines.append(f"human judgments: {info['human_judgments']}")
+    lines.append(f"manual rules: {info['manual_rules']}")
+    lines.append(f"parse cache: {info['parsed_texts']} texts")
+    lines += _build_lines(info)
+    return "\n".join(lines) + "\n"
+
+
+def _build_lines(info):
+    last = info["last_build"]
+    if last is None:
+        if info["marts"]:  # built by an srlens from before builds were recorded
+            return [f"last build: not recorded ({info['marts']} marts present); srlens build records one"]
+        return ["last build: not built yet; run srlens build"]
+    dbt_vars = json.loads(last["dbt_vars"])
+    models = dbt_vars.get("stanza_processors") or {}
+    user_vars = {k: v for k, v in dbt_vars.items() if k not in BUILD_OWN_VARS}
+    lines = [
+        f"last build: {_when(last['started_at'])}, {last['seconds']:.1f} s, "
+        f"{'full' if last.get('full_refresh', True) else 'incremental (changed runs only)'}, "
+        f"processor {last['processor']}, {last['models']} models and {last['tests']} tests",
+        "  stanza models: " + (", ".join(f"{lang} {pid}" for lang, pid in sorted(models.items()))
+                               or "none (no output was parsed by stanza)"),
+        f"  versions: srlens {last['srlens_version']}, dbt-core {last['dbt_version']}, "
+        f"duckdb {last['duckdb_version']}",
+    ]
+    if user_vars:
+        lines.append("  vars: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(user_vars.items())))
+    loads = info["loads_since_build"]
+    lines.append(f"  stale: {loads} load{'s' if loads != 1 else ''} since the last build; run srlens build"
+                 if loads else "  up to date: nothing loaded since the last build")
+    return lines
