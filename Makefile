@@ -7,7 +7,7 @@ WAREHOUSE ?= warehouse/srlens.duckdb
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DO_NOT_TRACK := 1
 
-.PHONY: venv build test clean
+.PHONY: venv build test report clean
 
 venv: $(VENV)/.installed
 
@@ -25,6 +25,10 @@ build: venv
 
 test: venv
 	$(BIN)/pytest
+
+# The HTML report of the demo warehouse: report/index.html, opens offline.
+report: build
+	$(BIN)/srlens --warehouse $(WAREHOUSE) report report/
 
 clean:
 	rm -rf warehouse dbt_project/target dbt_project/logs

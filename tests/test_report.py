@@ -1,0 +1,376 @@
+"""`srlens report`: the HTML report's numbers against the marts, its behaviour on empty marts and
+unbuilt warehouses, and the page as headless Chromium renders it (DOM and screenshot)."""
+
+import html
+import os
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+
+import duckdb
+import pytest
+from matplotlib.image import imread
+
+from srlens import report as rpt
+from srlens.cli import main
+from srlens.report import write_report
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage"]  # containers often have a tiny /dev/shm
+
+
+class Page(HTMLParser):
+    """The page as a flat list of headings ('h', level, text) and tables ('table', rows of cell
+    texts, header row first), in document order; and the text of every SVG, chart by chart."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.items, self.svgs = [], []
+        self.heading = self.rows = None
+        self.cell = None
+        self.svg_depth = 0
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        if re.fullmatch(r"h[1-6]", tag):
+            self.heading = [int(tag[1]), ""]
+        elif tag == "table":
+            self.rows = []
+        elif tag == "tr" and self.rows is not None:
+            self.rows.append([])
+        elif tag in ("td", "th") and self.rows is not None:
+            self.cell = ""
+        elif tag == "svg":
+            if self.svg_depth == 0:
+                self.svgs.append("")
+            self.svg_depth += 1
+
+    def handle_endtag(self, tag):
+        if self.heading and tag == f"h{self.heading[0]}":
+            self.items.append(("h", *self.heading))
+            self.heading = None
+        elif tag == "table" and self.rows is not None:
+            self.items.append(("table", self.rows))
+            self.rows = None
+        elif tag in ("td", "th") and self.cell is not None:
+            self.rows[-1].append(self.cell.strip())
+            self.cell = None
+        elif tag == "svg":
+            self.svg_depth -= 1
+
+    def handle_data(self, data):
+        if self.heading:
+            self.heading[1] += data
+        if self.cell is not None:
+            self.cell += data
+        if self.svg_depth:
+            self.svgs[-1] += data + "\n"
+
+    def after(self, *path):
+        """Index of the item after headings path[0], then path[1], ... (each searched after the last)."""
+        i = 0
+        for text in path:
+            i = next(k for k in range(i, len(self.items))
+                     if self.items[k][0] == "h" and self.items[k][2] == text) + 1
+        return i
+
+    def table_after(self, *path):
+        i = self.after(*path)
+        return next(item[1] for item in self.items[i:] if item[0] == "table")
+
+    def section_text(self, *path):
+        """Headings and table cells from path up to the next heading of the same or a higher level."""
+        i = self.after(*path)
+        level = self.items[i - 1][1]
+        out = []
+        for item in self.items[i:]:
+            if item[0] == "h" and item[1] <= level:
+                break
+            out.append(item)
+        return out
+
+
+def as_dicts(rows):
+    return [dict(zip(rows[0], r)) for r in rows[1:]]
+
+
+@pytest.fixture(scope="module")
+def page_path(built_warehouse, tmp_path_factory):
+    return write_report(built_warehouse, tmp_path_factory.mktemp("report") / "out")
+
+
+@pytest.fixture(scope="module")
+def page_text(page_path):
+    return page_path.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def page(page_text):
+    return Page(page_text)
+
+
+@pytest.fixture(scope="module")
+def con(built_warehouse):
+    c = duckdb.connect(str(built_warehouse), read_only=True)
+    yield c
+    c.close()
+
+
+# --------------------------------------------------------------------------- values
+
+
+def test_ranking_lists_submissions_in_the_order_of_the_marts_scores(page, con):
+    rows = as_dicts(page.table_after("en_ewt_demo (demo)", "Submissions ranked by each score"))
+    expected = con.execute("""
+        select team || '/' || run, corpus_bleu, dea from submission_scores
+        where campaign = 'demo' and corpus = 'en_ewt_demo' order by corpus_bleu desc""").fetchall()
+    assert [r["submission"] for r in rows] == [s for s, _, _ in expected]
+    assert [r["BLEU (corpus)"] for r in rows] == [f"{b:.3f} (#{i})" for i, (_, b, _) in enumerate(expected, 1)]
+    # the DEA column carries each run's own rank on DEA
+    by_dea = sorted(expected, key=lambda e: -e[2])
+    dea_cells = {r["submission"]: r["DEA (micro)"] for r in rows}
+    assert [dea_cells[s] for s, _, _ in by_dea] == [f"{d:.3f} (#{i})" for i, (_, _, d) in enumerate(by_dea, 1)]
+    # no rule score column: the aligned processor leaves rule_score NULL
+    assert "rule score" not in rows[0] and "SSA" in rows[0]
+
+
+def test_corpus_statistics_show_the_corpus_stats_numbers(page, con):
+    def expect(corpus):
+        s = con.execute("select * from corpus_stats where corpus = ?", [corpus]).df().iloc[0]
+        return {"sentences": f"{s.sentences:,}", "MDD": f"{s.mdd_mean:.2f} ({s.mdd_sd:.2f})",
+                "depth": f"{s.tree_depth_mean:.2f} ({s.tree_depth_sd:.2f})",
+                "arity": f"{s.mean_arity_mean:.2f} ({s.mean_arity_sd:.2f})",
+                "NP %": f"{s.nonprojective_pct:.2f}"}
+
+    demo = {r["corpus"]: r for r in as_dicts(page.table_after("Campaign demo", "Corpus statistics"))}
+    assert sorted(demo) == ["en_ewt_demo", "fr_gsd_demo"]
+    for corpus, row in demo.items():
+        assert row["S"] == "8"  # six demo runs and two baselines each
+        assert {k: row[k] for k in expect(corpus)} == expect(corpus)
+    assert demo["en_ewt_demo"]["NP %"] == "2.00"  # as README says
+    unused = {r["corpus"]: r for r in as_dicts(page.table_after("Treebanks without submissions"))}
+    assert sorted(unused) == ["en_ewt_test", "entropy_example", "figure1"]
+    assert unused["en_ewt_test"]["sentences"] == "2,077"
+    assert {k: unused["en_ewt_test"][k] for k in expect("en_ewt_test")} == expect("en_ewt_test")
+
+
+def test_heatmap_shows_the_median_rho_of_the_campaign(page, con):
+    frame = con.execute("select metric_a, metric_b, rho from metric_correlations where campaign = 'demo'").df()
+    medians = frame.dropna().groupby(["metric_a", "metric_b"]).rho.median()
+    cells = [f"{v:.2f}".replace("0.", ".", 1) for v in medians]
+    # the campaign heatmap is the page's first chart; its cells are the only 2-decimal numbers
+    assert "demo: median over submissions" in page.svgs[0]
+    texts = page.svgs[0].split()
+    assert sorted(t for t in texts if re.fullmatch(r"-?1\.00|-?\.\d\d", t)) == sorted(cells)
+    assert ".89" in texts and round(medians["bleu", "dea"], 2) == 0.89  # README's finding
+
+
+def test_dea_per_relation_is_sorted_worst_first_with_the_marts_means(page, con):
+    rows = as_dicts(page.table_after("en_ewt_demo (demo)", "DEA per relation across submissions, worst first"))
+    frame = con.execute("""
+        select relation, max(edges) as edges, avg(dea) as mean
+        from dea_by_relation where corpus = 'en_ewt_demo' group by relation""").df()
+    frame = frame[frame.edges >= rpt.MIN_EDGES].sort_values(["mean", "relation"])
+    assert [r["relation"] for r in rows] == frame.relation.tolist()
+    assert [r["DEA (mean)"] for r in rows] == [f"{v:.3f}" for v in frame["mean"]]
+    assert [r["edges"] for r in rows] == [f"{v:,}" for v in frame.edges]
+    assert len(rows) < con.execute(
+        "select count(distinct relation) from dea_by_relation where corpus = 'en_ewt_demo'").fetchone()[0]
+
+
+def test_subtrees_per_corpus_match_the_summary_mart(page, con):
+    section = page.section_text("en_ewt_demo (demo)", "Top suspicious subtrees")
+    tables = [as_dicts(item[1]) for item in section if item[0] == "table"]
+    views = [item[2] for item in section if item[0] == "h"]
+    assert views == ["view dep", "view pos", "view pos_dep", "view lemma"]
+    for view, rows in zip(["dep", "pos", "pos_dep", "lemma"], tables):
+        expected = con.execute("""
+            select subtree, coverage_pct, suspicious_in, mean_suspicion
+            from suspicious_subtrees_summary
+            where scope = 'corpus' and scope_value = 'en_ewt_demo' and view = ? and suspicious_in > 0
+            order by coverage_pct desc, mean_suspicion desc, subtree limit ?""", [view, rpt.TOP_SUBTREES]).fetchall()
+        shown = [(r["subtree"], r["coverage %"], r["suspicious in"], r["MSS"]) for r in rows]
+        want = [(s, f"{c:.1f}", str(n), f"{m:.2f}") for s, c, n, m in expected]
+        assert len(shown) == rpt.TOP_SUBTREES
+        # the same rows; in order up to MSS equal to the last bit, which the two sums may round apart
+        key = lambda row: (-float(row[1]), -float(row[3]), row[0])  # noqa: E731
+        assert sorted(shown, key=key) == sorted(want, key=key)
+        assert [float(row[1]) for row in shown] == sorted((float(row[1]) for row in shown), reverse=True)
+
+
+def test_projectivity_table_keeps_untested_medians(page, page_text):
+    section = page.section_text("en_ewt_demo (demo)", "Projective vs non-projective sentences")
+    rows = as_dicts(section[0][1])
+    assert len(rows) == 8 and {r["score"] for r in rows} == {"bleu"}  # no human judgments in the demo
+    assert {r["tested"] for r in rows} == {"no"}  # 2% non-projective, under the 5% threshold
+    gold = next(r for r in rows if r["submission"] == "baseline/gold")
+    assert (gold["n proj."], gold["n non-proj."], gold["median proj."]) == ("196", "4", "1.000")
+    assert "Not tested: non-projective sentences are 4 of 200 (2.0%)" in page_text
+
+
+def test_every_query_is_shown_verbatim_with_its_parameters(page_text, page):
+    for name in ["SQL_CAMPAIGNS", "SQL_CORPUS_STATS", "SQL_RANKING", "SQL_CORPUS_DEA", "SQL_PROJECTIVITY",
+                 "SQL_CORPUS_SUBTREES", "SQL_RULES", "SQL_CAMPAIGN_CORRELATIONS", "SQL_CORPUS_CORRELATIONS",
+                 "SQL_CAMPAIGN_DEA", "SQL_CAMPAIGN_SUBTREES", "SQL_UNUSED_CORPORA"]:
+        assert f"<pre>{html.escape(getattr(rpt, name))}</pre>" in page_text, name
+    assert "-- $campaign = &#x27;demo&#x27;\n-- $corpus = &#x27;fr_gsd_demo&#x27;" in page_text
+    # one SQL block per analysis heading, plus the campaign list and the unused treebanks
+    analyses = sum(1 for item in page.items if item[0] == "h" and item[1] == 4)
+    assert page_text.count('<details class="sql">') == analyses + 2
+    assert "No rule scores" in page_text  # aligned: no parse, so no rule fired
+
+
+def test_page_is_self_contained(page_text):
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page_text, re.I)
+    assert not re.search(r"<(script|link|iframe|img)\b|@import|url\(\s*['\"]?https?", page_text, re.I)
+    assert page_text.count("<svg") == 9  # campaign heatmap; ranking, heatmap, DEA, projectivity x 2 corpora
+    # the charts share one document: ids are unique and every reference finds its target
+    ids = re.findall(r'\bid="([^"]*)"', page_text)
+    assert len(ids) == len(set(ids))
+    refs = re.findall(r'(?:url\(#|href="#)([^")]*)', page_text)
+    assert refs and set(refs) <= set(ids)
+
+
+# --------------------------------------------------------------------------- other warehouses
+
+
+def small_warehouse(built_warehouse, path, edit):
+    """A warehouse holding only the report's marts, copied from the built one, then edited."""
+    c = duckdb.connect(str(path))
+    c.execute(f"attach '{built_warehouse}' as src (read_only)")
+    for mart in rpt.REQUIRED_MARTS:
+        c.execute(f"create table main.{mart} as select * from src.main.{mart}")
+    c.execute("detach src")
+    for sql in edit:
+        c.execute(sql)
+    c.close()
+    return path
+
+
+def test_rules_and_tested_projectivity_render(built_warehouse, tmp_path):
+    wh = small_warehouse(built_warehouse, tmp_path / "w.duckdb", [
+        # two rules fired in two en_ewt_demo runs (as a stanza build would give)
+        """insert into lambre_rule_scores (submission_id, rule_id, corpus, team, run, campaign, kind,
+                                          matches, failures, score)
+           values ('demo/en_ewt_demo/baseline/gold', 'en|agreement|det|DET>NOUN|Number', 'en_ewt_demo',
+                   'baseline', 'gold', 'demo', 'agreement', 18, 2, 0.9),
+                  ('demo/en_ewt_demo/perturb/swaps', 'en|agreement|det|DET>NOUN|Number', 'en_ewt_demo',
+                   'perturb', 'swaps', 'demo', 'agreement', 2, 8, 0.2),
+                  ('demo/en_ewt_demo/baseline/gold', 'en|argstruct|obj|PRON>VERB|Case|dep', 'en_ewt_demo',
+                   'baseline', 'gold', 'demo', 'argstruct', 4, 0, 1.0)""",
+        "update submission_scores set rule_score = 0.95 where submission_id = 'demo/en_ewt_demo/baseline/gold'",
+        """update projectivity_tests set tested = true, u = 100, p_value = 0.001, skipped_reason = null
+           where submission_id = 'demo/en_ewt_demo/perturb/swaps'""",
+    ])
+    page = Page(write_report(wh, tmp_path / "out").read_text())
+    rules = as_dicts(page.table_after("en_ewt_demo (demo)", "Rule scores per rule"))
+    assert [(r["rule"], r["submissions"], r["matches"], r["failures"], r["pooled"], r["mean"], r["min"])
+            for r in rules] == [
+        ("en|agreement|det|DET>NOUN|Number", "2", "20", "10", "0.667", "0.550", "0.200"),  # pooled 20/30
+        ("en|argstruct|obj|PRON>VERB|Case|dep", "1", "4", "0", "1.000", "1.000", "1.000"),
+    ]
+    ranking = as_dicts(page.table_after("en_ewt_demo (demo)", "Submissions ranked by each score"))
+    assert {r["submission"]: r["rule score"] for r in ranking}["baseline/gold"] == "0.950 (#1)"
+    # the tested, significant run is starred in the projectivity chart; the rules chart names both rules
+    charts = "\n".join(page.svgs)
+    assert "perturb/swaps *" in charts and "baseline/gold *" not in charts
+    assert "en|argstruct|obj|PRON>VERB|Case|dep" in charts
+    # the copy has no meta.builds
+    assert "build time unknown" in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_empty_marts_give_notes_not_errors(built_warehouse, tmp_path):
+    wh = small_warehouse(built_warehouse, tmp_path / "w.duckdb",
+                         [f"delete from {mart}" for mart in rpt.REQUIRED_MARTS])
+    text = write_report(wh, tmp_path / "none").read_text()
+    assert "No submissions loaded." in text and "<svg" not in text
+
+    # submissions with scores, but nothing else computed for them
+    wh = small_warehouse(built_warehouse, tmp_path / "w2.duckdb", [
+        f"delete from {mart}" for mart in rpt.REQUIRED_MARTS if mart not in ("corpus_stats", "submission_scores")])
+    page = Page(write_report(wh, tmp_path / "scores").read_text())
+    section = page.section_text("en_ewt_demo (demo)")
+    text = (tmp_path / "scores" / "index.html").read_text()
+    for expected in ["No correlation could be computed", "No relation has 20 reference edges",
+                     "No projectivity comparison", "No suspicious subtree in this corpus", "No rule scores",
+                     "No suspicious subtree in this campaign"]:
+        assert expected in text
+    assert len(page.svgs) == 2  # the two rankings
+    assert sum(1 for item in section if item[0] == "table") == 1
+
+
+def test_single_submission_corpus(built_warehouse, tmp_path):
+    keep = "demo/fr_gsd_demo/baseline/hall_nemec"
+    wh = small_warehouse(built_warehouse, tmp_path / "w.duckdb", [
+        f"delete from {mart} where submission_id like 'demo/fr_gsd_demo/%' and submission_id <> '{keep}'"
+        for mart in rpt.REQUIRED_MARTS if mart not in ("corpus_stats", "suspicious_subtrees_summary")])
+    page = Page(write_report(wh, tmp_path / "out").read_text())
+    rows = as_dicts(page.table_after("fr_gsd_demo (demo)", "Submissions ranked by each score"))
+    assert [r["submission"] for r in rows] == ["baseline/hall_nemec"]
+    assert rows[0]["BLEU (corpus)"].endswith("(#1)")
+    dea = as_dicts(page.table_after("fr_gsd_demo (demo)", "DEA per relation across submissions, worst first"))
+    assert {r["submissions"] for r in dea} == {"1"} and all(r["min"] == r["max"] for r in dea)
+    assert len(page.svgs) == 9  # one run still gets every chart
+
+
+def test_unbuilt_or_missing_warehouse_is_one_clear_error(tmp_path, capsys):
+    with pytest.raises(ValueError, match=r"no warehouse at .*srlens build"):
+        write_report(tmp_path / "missing.duckdb", tmp_path / "out")
+    raw = tmp_path / "loaded.duckdb"  # loaded, never built
+    duckdb.connect(str(raw)).execute("create schema raw; create table raw.sentences (corpus varchar)").close()
+    with pytest.raises(ValueError, match=r"is not built \(missing marts: corpus_stats, .*run `srlens build`"):
+        write_report(raw, tmp_path / "out")
+    assert main(["--warehouse", str(raw), "report", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "srlens build" in err
+    assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------- in a real browser
+
+
+def chromium():
+    path = shutil.which("chromium")
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI needs Chromium for the report test (apt-get install chromium chromium-driver)")
+        pytest.skip("chromium not installed (apt-get install chromium)")
+    return path
+
+
+def run_chromium(args, tmp_path, name):
+    profile = tmp_path / f"profile-{name}"  # a fresh profile each time: no state between runs
+    done = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_chromium_renders_the_headings_charts_and_sql(page_path, tmp_path):
+    url = page_path.resolve().as_uri()
+    dom = run_chromium(["--dump-dom", url], tmp_path, "dom")
+    rendered = Page(dom)
+    headings = [(item[1], item[2]) for item in rendered.items if item[0] == "h"]
+    for heading in [(1, "srlens report"), (2, "Campaign demo"), (3, "en_ewt_demo (demo)"),
+                    (3, "fr_gsd_demo (demo)"), (4, "Submissions ranked by each score"),
+                    (4, "Median Spearman ρ between metrics"), (4, "DEA per relation across submissions, worst first"),
+                    (4, "Projective vs non-projective sentences"), (4, "Top suspicious subtrees"),
+                    (4, "Rule scores per rule"), (2, "Treebanks without submissions")]:
+        assert heading in headings
+    assert len(rendered.svgs) == 9
+    assert "median Spearman rho" in rendered.svgs[0] and "baseline/hall_nemec" in rendered.svgs[1]
+    # campaign list, 4 campaign analyses, 6 per corpus, unused treebanks
+    assert dom.count("<details") == dom.count("<summary>SQL</summary>") == 1 + 4 + 2 * 6 + 1
+
+    shot = tmp_path / "page.png"
+    run_chromium([f"--screenshot={shot}", "--window-size=1280,3000", url], tmp_path, "shot")
+    assert shot.stat().st_size > 50_000
+    pixels = imread(shot)[..., :3]
+    assert pixels.shape[:2] == (3000, 1280)
+    assert pixels.std() > 0.1  # not a blank page
+    # the charts are the only saturated colours on the page (text and tables are grey): 0 without
+    # them, about 1.1% of this first screen with the campaign's heatmap
+    saturated = (pixels.max(axis=2) - pixels.min(axis=2)) > 0.3
+    assert saturated.mean() > 0.003
