@@ -30,9 +30,25 @@ class BuildError(Exception):
     pass
 
 
+MEMORY_LIMIT_ENV = "SRLENS_MEMORY_LIMIT"
+
+
+def memory_limit():
+    """DuckDB's memory limit for the build: $SRLENS_MEMORY_LIMIT, else 6 GB or 80% of RAM if less.
+
+    6 GB keeps a campaign-size build (340,000 output sentences) within 8 GB in all at full speed
+    (docs/benchmarks.md); DuckDB spills what does not fit to a temporary folder beside the file.
+    """
+    if os.environ.get(MEMORY_LIMIT_ENV):
+        return os.environ[MEMORY_LIMIT_ENV]
+    ram_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
+    return f"{min(6000, int(ram_mb * 0.8))}MB"
+
+
 def dbt_environment(build_path, work_dir):
     env = dict(os.environ)
     env.update({
+        MEMORY_LIMIT_ENV: memory_limit(),
         "SRLENS_BUILD_PATH": str(build_path),
         "DBT_TARGET_PATH": str(work_dir / "target"),
         "DBT_LOG_PATH": str(work_dir / "logs"),

@@ -2,7 +2,7 @@
 select
     corpus,
     count(*) as sentences,
-    sum(tree_length) as words,
+    sum(tree_length)::bigint as words,  -- a sum is HUGEINT, which many BI tools cannot read
     avg(tree_depth) as tree_depth_mean,
     stddev_samp(tree_depth) as tree_depth_sd,
     avg(tree_length) as tree_length_mean,

@@ -34,12 +34,13 @@ manual as (
 select
     e.rule_id, e.language, e.kind, e.deprel, e.dep_upos, e.head_upos, e.feature, e.side,
     coalesce(m.allowed_values, e.allowed_values) as allowed_values,
-    e.support,
+    e.support::bigint as support,  -- sums are HUGEINT in DuckDB, which many BI tools cannot read
     'extracted' as source,
     coalesce(m.enabled, true) as enabled,
     m.rule_id is not null as overridden,
     e.allowed_values as extracted_allowed_values,
-    e.source_corpus, e.min_count, e.share, e.kl, e.prior_support, e.total_support,
+    e.source_corpus, e.min_count, e.share, e.kl, e.prior_support::bigint as prior_support,
+    e.total_support::bigint as total_support,
     m.source_file as manual_file, m.line_no as manual_line, m.comment
 from extracted_ids e
 left join manual m using (rule_id)
