@@ -26,11 +26,12 @@ def render(sql):
     """The model's SQL with refs resolved to the attached warehouse and incremental filters off."""
     sql = re.sub(r"\{\{ incremental_by_submission\(\) \}\}", "", sql)
     sql = re.sub(r"\{\{ changed_submission\([^)]*\) \}\}", "true", sql)
+    sql = re.sub(r"\{\{ ref\('([a-z_0-9]+)'\) \}\}",
+                 lambda m: f"w.{SCHEMAS.get(m.group(1).split('_')[0], 'main')}.{m.group(1)}", sql)
     if "{{" in sql or "{%" in sql:
         raise SystemExit("this model uses Jinja beyond ref() and the incremental macros; profile its "
                          "compiled SQL from the build's target folder instead")
-    return re.sub(r"\{\{ ref\('([a-z_0-9]+)'\) \}\}",
-                  lambda m: f"w.{SCHEMAS.get(m.group(1).split('_')[0], 'main')}.{m.group(1)}", sql)
+    return sql
 
 
 def profile(con, name, sql, memory_limit):
