@@ -866,18 +866,9 @@ def main():
 
 
 def duckdb_memory_limit():
-    """The memory_limit the build's DuckDB connection gets: set in the dbt profile, or DuckDB's default."""
-    import duckdb
-    profiles = (REPO / "dbt_project" / "profiles.yml").read_text()
-    match = re.search(r"^\s*memory_limit:\s*['\"]?([^'\"\n]+)", profiles, re.M)
-    if match:
-        return f"{match.group(1).strip()} (set in dbt_project/profiles.yml)"
-    con = duckdb.connect()
-    try:
-        default = con.execute("select current_setting('memory_limit')").fetchone()[0]
-    finally:
-        con.close()
-    return f"{default} (DuckDB's default, 80% of RAM: dbt_project/profiles.yml sets none)"
+    """The memory_limit srlens build gives DuckDB (srlens/build.py memory_limit, via dbt_project/profiles.yml)."""
+    from srlens.build import memory_limit
+    return f"{memory_limit()} (srlens build: $SRLENS_MEMORY_LIMIT, else 6 GB or 80% of RAM if less)"
 
 
 def render(args, manifest, results, scaling, out_sentences, ref_sentences, out_words):

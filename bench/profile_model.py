@@ -10,13 +10,18 @@ Plain-SQL models only (no Python UDFs are registered here).
 """
 
 import argparse
+import contextlib
+import io
 import json
+import platform
 import re
 import tempfile
 import time
 from pathlib import Path
 
 import duckdb
+
+from benchmarks_doc import write_section
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMAS = {"stg": "staging", "int": "intermediate"}  # by model-name prefix; marts live in main
@@ -68,7 +73,25 @@ def main():
     p.add_argument("model", help="path under dbt_project/models, e.g. intermediate/int_dea_edges.sql")
     p.add_argument("--before", help="another version of the model's SQL to compare with")
     p.add_argument("--memory-limit", default="6GB", help="DuckDB memory_limit, as srlens build sets it")
+    p.add_argument("--doc", action="store_true", help="also write the output to docs/benchmarks.md")
     args = p.parse_args()
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        run(args)
+    print(printed.getvalue(), end="")
+    if args.doc:
+        con = duckdb.connect()
+        con.execute(f"attach '{args.warehouse}' as w (read_only)")
+        sentences = con.execute("select count(*) from w.raw.outputs").fetchone()[0]
+        write_section(f"Profile of {Path(args.model).stem}",
+                      f"`python bench/profile_model.py WAREHOUSE {args.model}"
+                      f"{' --before OLD.sql' if args.before else ''} --doc` on a warehouse of {sentences:,} output "
+                      f"sentences; {platform.machine()}, DuckDB {duckdb.__version__}, memory_limit "
+                      f"{args.memory_limit}. Operator times are summed over threads.\n\n"
+                      f"```\n{printed.getvalue()}```")
+
+
+def run(args):
     con = duckdb.connect()
     con.execute(f"attach '{args.warehouse}' as w (read_only)")
     if args.before:
