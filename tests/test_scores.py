@@ -2,6 +2,7 @@
 against SPEC's examples, nltk, and straightforward Python versions of the SQL."""
 
 import math
+import shutil
 from collections import defaultdict
 
 import duckdb
@@ -240,4 +241,26 @@ def test_stanza_build_scores_parsed_outputs_and_parses_each_text_once(tmp_path):
     build(wh, echo=False, processor="stanza", stanza_dir=str(SHARED / "stanza"))  # nothing new to parse
     con = duckdb.connect(str(wh), read_only=True)
     assert con.execute("select count(*), max(parsed_at) from cache.parsed_texts").fetchone() == parsed_at
+    con.close()
+
+    # A new run: the next build parses only its texts and scores only it (incremental), and gives
+    # the scores a full rebuild gives.
+    (tmp_path / "reversed.txt").write_text("\n".join(" ".join(reversed(t.split())) for t in texts) + "\n")
+    load_outputs(wh, tmp_path / "reversed.txt", "en_ewt_excerpt", "t", "reversed")
+    build(wh, echo=False, processor="stanza", stanza_dir=str(SHARED / "stanza"))
+    full = tmp_path / "full.duckdb"
+    shutil.copyfile(wh, full)
+    build(full, echo=False, processor="stanza", stanza_dir=str(SHARED / "stanza"), full_refresh=True)
+    scores_sql = "select submission_id, sent_idx, dea, bleu, simple_string_accuracy from sentence_scores order by all"
+    con = duckdb.connect(str(wh), read_only=True)
+    assert con.execute("select full_refresh from meta.builds order by started_at desc limit 1").fetchone() == (False,)
+    assert con.execute("select submission_id from intermediate.int_changed_submissions").fetchall() \
+        == [("default/en_ewt_excerpt/t/reversed",)]
+    assert con.execute("select count(*) from cache.parsed_texts").fetchone()[0] \
+        == len(set(texts) | {" ".join(reversed(t.split())) for t in texts})
+    incremental_scores = con.execute(scores_sql).fetchall()
+    con.close()
+    con = duckdb.connect(str(full), read_only=True)
+    assert con.execute(scores_sql).fetchall() == incremental_scores
+    assert len(incremental_scores) == 3 * 30
     con.close()
