@@ -797,8 +797,8 @@ def main():
         print(body)
         if not args.no_doc:
             from benchmarks_doc import write_section
-            write_section("Campaign", body)
-            log("wrote the section 'Campaign' of docs/benchmarks.md")
+            write_section(section_title(saved_args), body)
+            log(f"wrote the section '{section_title(saved_args)}' of docs/benchmarks.md")
         return 0
 
     s = args.scale
@@ -860,9 +860,17 @@ def main():
         log("--no-doc: docs/benchmarks.md left as it is")
     else:
         from benchmarks_doc import write_section
-        write_section("Campaign", body)
-        log("wrote the section 'Campaign' of docs/benchmarks.md")
+        write_section(section_title(args), body)
+        log(f"wrote the section '{section_title(args)}' of docs/benchmarks.md")
     return 0
+
+
+def section_title(args):
+    """One docs/benchmarks.md section per campaign shape, so that variants do not overwrite the main one."""
+    get = args.get if isinstance(args, dict) else lambda name, default=None: getattr(args, name, default)
+    variants = [name for name, flag in (("mixed sizes", "mixed_sizes"), ("double length", "double_length"))
+                if get(flag, False)]
+    return "Campaign" + (f" ({', '.join(variants)})" if variants else "")
 
 
 def duckdb_memory_limit():
