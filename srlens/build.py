@@ -79,7 +79,7 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
     processor: 'stanza' (parse outputs; SPEC section 6) or 'aligned' (no model: map output tokens
     to reference words by form); default $SRLENS_PROCESSOR, else stanza.
     dbt_vars: further dbt vars (parameters of the marts, see dbt_project.yml).
-    The build is incremental when only runs were loaded since the last one (see `plan`);
+    The build is incremental when only runs were loaded since the last one (see `base_state`);
     full_refresh forces every model to be rebuilt from scratch.
     """
     processor = processor or os.environ.get(PROCESSOR_ENV) or "stanza"
@@ -98,8 +98,8 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
         try:
             started_at, clock = utc_now(), time.monotonic()
             all_vars = {**(dbt_vars or {}), **prepare(building, processor, stanza_dir, echo)}
-            base = base_state(building, all_vars, project_dir)
-            full = full_refresh or base != last_base_state(building)
+            base, last_base = base_state(building, all_vars, project_dir)
+            full = full_refresh or base != last_base
             args = ["build", "--vars", json.dumps(all_vars)]
             args += ["--full-refresh"] if full else ["--select", RUN_DATA_DESCENDANTS]
             if echo:
@@ -147,7 +147,7 @@ union all select concat_ws(' ', 'human', count(*), max(loaded_at)) from raw.huma
 union all select concat_ws(' ', 'rules', count(*), max(loaded_at)) from raw.lambre_manual_rules
 """
 
-CODE_GLOBS = ("dbt_project/**/*.sql", "dbt_project/**/*.yml", "udfs/*.py")
+UDF_SOURCES = "udfs/*.py"  # code the models call besides the dbt project's own files
 
 META_SQL = """
 create schema if not exists meta;
@@ -172,31 +172,21 @@ create table if not exists meta.built_submissions (
 
 
 def base_state(building, all_vars, project_dir):
-    """A digest of everything a build depends on except the runs themselves."""
+    """(digest of everything this build depends on except the runs themselves, the last build's)."""
     digest = hashlib.sha256(json.dumps(all_vars, sort_keys=True).encode())
     digest.update(metadata.version("srlens").encode())
-    code_files = [f for pattern in CODE_GLOBS for f in REPO_ROOT.glob(pattern)
-                  if "target" not in f.parts and "logs" not in f.parts]
-    code_files += [f for f in project_dir.rglob("*") if f.suffix in (".sql", ".yml")
-                   and "target" not in f.parts and "logs" not in f.parts]
-    for path in sorted(set(code_files)):
+    code_files = [f for f in project_dir.rglob("*") if f.suffix in (".sql", ".yml")
+                  and "target" not in f.parts and "logs" not in f.parts]
+    for path in sorted(code_files) + sorted(REPO_ROOT.glob(UDF_SOURCES)):
         digest.update(path.name.encode() + path.read_bytes())
     con = duckdb.connect(str(building), read_only=True)
     try:
         for (line,) in sorted(con.execute(REFERENCE_STATE_SQL).fetchall(), key=str):
             digest.update(str(line).encode())
+        last = con.execute("select base_state from meta.builds order by started_at desc limit 1").fetchone()
     finally:
         con.close()
-    return digest.hexdigest()
-
-
-def last_base_state(building):
-    con = duckdb.connect(str(building), read_only=True)
-    try:
-        row = con.execute("select base_state from meta.builds order by started_at desc limit 1").fetchone()
-    finally:
-        con.close()
-    return row[0] if row else None
+    return digest.hexdigest(), last[0] if last else None
 
 
 def record_build(building, started_at, seconds, all_vars, base, full, target_dir):

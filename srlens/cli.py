@@ -22,7 +22,7 @@ from srlens.build import DBT_PROJECT_DIR, PROCESSOR_ENV, PROCESSORS, BuildError,
 from srlens.demo import load_demo
 from srlens.mining import subtree_examples
 from srlens.query import QueryRefused, format_frame, run_query
-from srlens.status import WarehouseError, mart_names
+from srlens.status import mart_names, require_warehouse
 
 DEFAULT_WAREHOUSE = "warehouse/srlens.duckdb"
 
@@ -284,9 +284,8 @@ def run(args):
 
 def check_warehouse(args):
     """Fail early, in one line, where DuckDB would otherwise create an empty file or say less."""
-    if args.command in NEEDS_WAREHOUSE and not Path(args.warehouse).is_file():
-        raise WarehouseError(f"no warehouse at {args.warehouse}: load data first (srlens load-demo, srlens "
-                             "load-treebank) or name another file with --warehouse or $SRLENS_WAREHOUSE")
+    if args.command in NEEDS_WAREHOUSE:
+        require_warehouse(args.warehouse)
     if args.command == "build":
         check_vars(dict(args.var))
 

@@ -22,6 +22,8 @@ import pandas as pd
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
+from srlens.status import WarehouseError, mart_names, open_read_only
+
 # The marts the report reads; a warehouse without them has not been built.
 REQUIRED_MARTS = ("corpus_stats", "submission_scores", "sentence_scores", "dea_by_relation",
                   "metric_correlations", "projectivity_tests", "suspicious_subtrees",
@@ -642,18 +644,13 @@ nav .l3 { margin-left: 1.5em; }
 
 
 def open_warehouse(warehouse):
-    path = Path(warehouse)
-    if not path.is_file():
-        raise ValueError(f"no warehouse at {path}: load data and run `srlens build` first")
-    con = duckdb.connect(str(path), read_only=True)
+    con = open_read_only(warehouse)
     con.execute("set enable_progress_bar = false")  # progress goes to stderr, a line per section
-    present = {r[0] for r in con.execute(
-        "select table_name from information_schema.tables where table_schema = 'main'").fetchall()}
-    missing = [m for m in REQUIRED_MARTS if m not in present]
+    missing = [m for m in REQUIRED_MARTS if m not in mart_names(con)]
     if missing:
         con.close()
-        raise ValueError(f"warehouse {path} is not built (missing marts: {', '.join(missing)}): "
-                         f"run `srlens build` first")
+        raise WarehouseError(f"warehouse {warehouse} is not built (missing marts: {', '.join(missing)}): "
+                             f"run `srlens build` first")
     return con
 
 

@@ -14,13 +14,18 @@ class WarehouseError(ValueError):
     """The warehouse file is missing or not built: one line that says what to do."""
 
 
-def open_read_only(warehouse):
-    """A read-only connection; a clear error instead of DuckDB's when the file does not exist."""
+def require_warehouse(warehouse):
+    """The warehouse's path; a clear error where DuckDB would create an empty file or say less."""
     path = Path(warehouse)
     if not path.is_file():
         raise WarehouseError(f"no warehouse at {path}: load data first (srlens load-demo, srlens load-treebank) "
-                             "or name another file with --warehouse")
-    return duckdb.connect(str(path), read_only=True)
+                             "and run srlens build, or name another file with --warehouse or $SRLENS_WAREHOUSE")
+    return path
+
+
+def open_read_only(warehouse):
+    """A read-only connection to an existing warehouse."""
+    return duckdb.connect(str(require_warehouse(warehouse)), read_only=True)
 
 
 def mart_names(con):
