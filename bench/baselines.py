@@ -19,7 +19,7 @@ from pathlib import Path
 
 import duckdb
 
-from loaders.load import load_treebank
+from srlens.loaders.load import load_treebank
 from srlens import baseline
 from srlens.build import build
 

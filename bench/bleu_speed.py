@@ -28,7 +28,7 @@ import pyarrow as pa  # noqa: E402
 from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu  # noqa: E402
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu  # noqa: E402
 
-from udfs import bleu  # noqa: E402
+from srlens.udfs import bleu  # noqa: E402
 
 
 def read_lemma_sentences(path: Path) -> list[list[str]]:

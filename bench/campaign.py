@@ -352,7 +352,7 @@ def _fresh_warehouse(warehouse):
 
 
 def stage_load(work, warehouse):
-    from loaders.load import load_outputs, load_treebank
+    from srlens.loaders.load import load_outputs, load_treebank
     work, manifest = _paths(work)
     _fresh_warehouse(warehouse)
     started = time.perf_counter()
@@ -436,7 +436,7 @@ def stage_report(work, warehouse):
 
 
 def stage_add_run(work, warehouse, echo=False):
-    from loaders.load import load_outputs
+    from srlens.loaders.load import load_outputs
     from srlens.build import build
     work, manifest = _paths(work)
     run = manifest["extra_runs"][0]
@@ -519,7 +519,7 @@ def stage_researcher(work, warehouse, corpora_names):
 def stage_stanza(work, warehouse, sentences):
     import duckdb
 
-    from loaders.load import load_outputs, load_treebank
+    from srlens.loaders.load import load_outputs, load_treebank
     from srlens import processing
     work, manifest = _paths(work)
     run = next(r for r in manifest["runs"] if r["corpus"].startswith("en_"))

@@ -43,7 +43,7 @@ from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu, sentence_b
 from tests.reference_metrics import (  # noqa: E402
     analysis_tree_from_tokenlist, relation_entropy, sentence_metrics)
 from tests.reference_scores import aligned_lemmas, dea  # noqa: E402
-from udfs.accuracy import sentence_accuracies  # noqa: E402
+from srlens.udfs.accuracy import sentence_accuracies  # noqa: E402
 
 SMOOTH = SmoothingFunction().method2
 TREE_METRICS = ("tree_depth", "tree_length", "mean_dependency_distance", "mean_flux_size",

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import duckdb
 
-from loaders.load import load_treebank
+from srlens.loaders.load import load_treebank
 from srlens.build import build
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -27,7 +27,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from loaders.load import load_outputs, load_treebank
+from srlens.loaders.load import load_outputs, load_treebank
 from srlens.build import prepare, run_dbt
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

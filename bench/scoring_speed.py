@@ -20,10 +20,10 @@ from pathlib import Path
 import duckdb
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
-from loaders.conllu_reader import read_conllu
-from loaders.load import load_outputs, load_treebank
+from srlens.loaders.conllu_reader import read_conllu
+from srlens.loaders.load import load_outputs, load_treebank
 from srlens.build import build
-from udfs import register_all
+from srlens.udfs import register_all
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchmarks_doc import BENCHMARKS_MD, write_section  # noqa: E402

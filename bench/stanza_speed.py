@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 
 import duckdb  # noqa: E402
 
-from loaders.load import load_outputs, load_treebank  # noqa: E402
+from srlens.loaders.load import load_outputs, load_treebank  # noqa: E402
 from srlens import processing  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

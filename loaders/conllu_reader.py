@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from loaders.errors import LoadError
+from srlens.loaders.errors import LoadError
 
 CONLLU_COLUMNS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
 _WORD_ID = re.compile(r"[1-9][0-9]*\Z")

@@ -23,10 +23,10 @@ import math
 
 import pyarrow as pa
 
-from loaders.conllu_reader import read_text
-from loaders.errors import LoadError
-from loaders.load import submission_id
-from loaders.store import insert_columns, open_for_write, transaction, utc_now
+from srlens.loaders.conllu_reader import read_text
+from srlens.loaders.errors import LoadError
+from srlens.loaders.load import submission_id
+from srlens.loaders.store import insert_columns, open_for_write, transaction, utc_now
 
 REQUIRED = ("annotator", "team", "run", "corpus", "sent_id", "criterion", "score")
 OPTIONAL = {"campaign": "default"}

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from loaders.conllu_reader import read_conllu
-from loaders.errors import LoadError
-from loaders.outputs_reader import read_run
-from loaders.store import insert_columns, open_for_write, transaction, utc_now
+from srlens.loaders.conllu_reader import read_conllu
+from srlens.loaders.errors import LoadError
+from srlens.loaders.outputs_reader import read_run
+from srlens.loaders.store import insert_columns, open_for_write, transaction, utc_now
 
 
 def submission_id(campaign, corpus, team, run):

@@ -2,8 +2,8 @@
 
 from dataclasses import dataclass, field
 
-from loaders.conllu_reader import SENT_ID_COMMENT, TEXT_COMMENT, read_conllu, read_text, split_blocks
-from loaders.errors import LoadError
+from srlens.loaders.conllu_reader import SENT_ID_COMMENT, TEXT_COMMENT, read_conllu, read_text, split_blocks
+from srlens.loaders.errors import LoadError
 
 FORMATS = ("auto", "text", "sr", "conllu")
 

@@ -27,8 +27,8 @@ import csv
 import re
 from pathlib import Path
 
-from loaders.errors import LoadError
-from loaders.store import file_sha256, insert_columns, open_for_write, transaction, utc_now
+from srlens.loaders.errors import LoadError
+from srlens.loaders.store import file_sha256, insert_columns, open_for_write, transaction, utc_now
 
 DEFINING = ("language", "kind", "deprel", "dep_upos", "head_upos", "feature", "side")
 COLUMNS = ("rule_id", *DEFINING, "allowed_values", "enabled", "comment")

@@ -9,8 +9,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-RAW_SCHEMA_SQL = REPO_ROOT / "sql" / "raw_schema.sql"
+from srlens.paths import RAW_SCHEMA_SQL
+
 
 # The storage format a new warehouse file is written in: BI tools and other readers often bundle
 # an older DuckDB, and DuckDB's default ('latest') opens only in the version that wrote it. A file

@@ -99,8 +99,8 @@ from pathlib import Path
 
 import duckdb
 
-from loaders.load import load_outputs, submission_id
-from loaders.store import open_for_write, transaction, utc_now
+from srlens.loaders.load import load_outputs, submission_id
+from srlens.loaders.store import open_for_write, transaction, utc_now
 
 FEATURES = ("head", "child_pos", "child_rel")
 # Deletion order of the back-off chain (first = deleted first).

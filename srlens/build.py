@@ -17,11 +17,11 @@ from pathlib import Path
 
 import duckdb
 
-from loaders.store import REPO_ROOT, connect, ensure_raw_schema, utc_now, writer_lock
+from srlens.loaders.store import connect, ensure_raw_schema, utc_now, writer_lock
 from srlens import processing
-from udfs.bleu import NLTK_COMPAT_VERSION
+from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
+from srlens.udfs.bleu import NLTK_COMPAT_VERSION
 
-DBT_PROJECT_DIR = REPO_ROOT / "dbt_project"
 PROCESSORS = ("stanza", "aligned")
 PROCESSOR_ENV = "SRLENS_PROCESSOR"
 
@@ -147,7 +147,6 @@ union all select concat_ws(' ', 'human', count(*), max(loaded_at)) from raw.huma
 union all select concat_ws(' ', 'rules', count(*), max(loaded_at)) from raw.lambre_manual_rules
 """
 
-UDF_SOURCES = "udfs/*.py"  # code the models call besides the dbt project's own files
 
 META_SQL = """
 create schema if not exists meta;
@@ -177,7 +176,7 @@ def base_state(building, all_vars, project_dir):
     digest.update(metadata.version("srlens").encode())
     code_files = [f for f in project_dir.rglob("*") if f.suffix in (".sql", ".yml")
                   and "target" not in f.parts and "logs" not in f.parts]
-    for path in sorted(code_files) + sorted(REPO_ROOT.glob(UDF_SOURCES)):
+    for path in sorted(code_files) + sorted(UDF_DIR.glob("*.py")):  # and the UDFs the models call
         digest.update(path.name.encode() + path.read_bytes())
     con = duckdb.connect(str(building), read_only=True)
     try:

@@ -12,11 +12,11 @@ from pathlib import Path
 import duckdb
 import yaml
 
-from loaders.errors import LoadError
-from loaders.human import load_human
-from loaders.rules import load_rules
-from loaders.load import load_outputs, load_treebank
-from loaders.outputs_reader import FORMATS
+from srlens.loaders.errors import LoadError
+from srlens.loaders.human import load_human
+from srlens.loaders.rules import load_rules
+from srlens.loaders.load import load_outputs, load_treebank
+from srlens.loaders.outputs_reader import FORMATS
 from srlens import baseline, processing
 from srlens.build import DBT_PROJECT_DIR, PROCESSOR_ENV, PROCESSORS, BuildError, build
 from srlens.demo import load_demo

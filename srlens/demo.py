@@ -1,14 +1,14 @@
-"""The bundled demo: load every file listed in demo/data/manifest.csv."""
+"""The bundled demo: load every file listed in the demo manifest (demo/data/manifest.csv)."""
 
 import csv
 import sys
 from pathlib import Path
 
-from loaders.load import load_outputs, load_treebank
-from loaders.store import REPO_ROOT
+from srlens.loaders.load import load_outputs, load_treebank
+from srlens.paths import DEMO_DATA_DIR
 from srlens.baseline import demo_baselines
 
-DEMO_MANIFEST = REPO_ROOT / "demo" / "data" / "manifest.csv"
+DEMO_MANIFEST = DEMO_DATA_DIR / "manifest.csv"
 
 
 def load_demo(warehouse, manifest=DEMO_MANIFEST, baselines=True):

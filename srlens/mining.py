@@ -8,9 +8,9 @@ import re
 
 import duckdb
 
-from loaders.store import REPO_ROOT
+from srlens.paths import SQL_EXAMPLES_DIR
 
-EXAMPLES_SQL = REPO_ROOT / "sql" / "examples" / "suspicious_subtree_examples.sql"
+EXAMPLES_SQL = SQL_EXAMPLES_DIR / "suspicious_subtree_examples.sql"
 VIEWS = ("dep", "pos", "pos_dep", "lemma")
 
 # The recipe's first CTE, `with params as (select ... \n),`: up to the first line starting with `),`.

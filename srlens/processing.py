@@ -70,7 +70,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from loaders.store import insert_columns, transaction, utc_now
+from srlens.loaders.store import insert_columns, transaction, utc_now
 
 STANZA_DIR_ENV = "SRLENS_STANZA_DIR"
 THREADS_ENV = "SRLENS_TORCH_THREADS"

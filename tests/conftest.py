@@ -6,7 +6,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from loaders.load import load_treebank
+from srlens.loaders.load import load_treebank
 from srlens.build import build
 from srlens.demo import load_demo
 

@@ -14,7 +14,7 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from udfs.accuracy import (
+from srlens.udfs.accuracy import (
     ACCURACY_FIELDS,
     COUNT_FIELDS,
     EditCounts,

@@ -9,8 +9,8 @@ from fractions import Fraction
 import duckdb
 import pytest
 
-from loaders.conllu_reader import read_conllu
-from loaders.load import load_treebank
+from srlens.loaders.conllu_reader import read_conllu
+from srlens.loaders.load import load_treebank
 from srlens import baseline
 from srlens.baseline import BaselineError, demo_baselines, generate, linearize, precedence_probabilities, train
 from srlens.build import build

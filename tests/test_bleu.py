@@ -20,7 +20,7 @@ from nltk.translate.bleu_score import (
 )
 from nltk.translate.bleu_score import sentence_bleu as nltk_sentence_bleu
 
-from udfs import bleu
+from srlens.udfs import bleu
 
 METHOD2 = SmoothingFunction().method2
 N_RANDOM = 10_000

@@ -5,7 +5,7 @@ import shutil
 import duckdb
 import pytest
 
-from loaders.load import load_treebank
+from srlens.loaders.load import load_treebank
 from srlens.build import DBT_PROJECT_DIR, BuildError, build
 from tests.conftest import EN_EWT_TEST, FIGURE1, require_shared
 

@@ -7,7 +7,7 @@ import shutil
 import conllu
 import pytest
 
-from loaders.load import load_treebank
+from srlens.loaders.load import load_treebank
 from srlens.cli import main, parser
 from srlens.demo import DEMO_MANIFEST
 from srlens.status import collect, status

@@ -15,9 +15,9 @@ import duckdb
 import pytest
 from scipy import stats
 
-from loaders.errors import LoadError
-from loaders.human import load_human
-from loaders.load import load_outputs, load_treebank
+from srlens.loaders.errors import LoadError
+from srlens.loaders.human import load_human
+from srlens.loaders.load import load_outputs, load_treebank
 from srlens.build import build
 from srlens.cli import main
 from srlens.demo import load_demo

@@ -7,7 +7,7 @@ import shutil
 import duckdb
 import pytest
 
-from loaders.load import load_outputs, load_treebank
+from srlens.loaders.load import load_outputs, load_treebank
 from srlens.build import build
 from tests.conftest import REPO
 

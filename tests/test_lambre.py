@@ -19,9 +19,9 @@ from itertools import groupby
 import duckdb
 import pytest
 
-from loaders.errors import LoadError
-from loaders.load import load_outputs, load_treebank
-from loaders.rules import load_rules, parse_rule_id, read_rules, rule_id
+from srlens.loaders.errors import LoadError
+from srlens.loaders.load import load_outputs, load_treebank
+from srlens.loaders.rules import load_rules, parse_rule_id, read_rules, rule_id
 from srlens.build import build
 from srlens.query import run_query
 from tests.conftest import REPO, SHARED, require_shared, table_snapshot

@@ -3,8 +3,8 @@
 import duckdb
 import pytest
 
-from loaders.errors import LoadError
-from loaders.load import load_outputs, load_treebank
+from srlens.loaders.errors import LoadError
+from srlens.loaders.load import load_outputs, load_treebank
 from srlens.cli import main
 from tests.conftest import table_snapshot
 

@@ -10,7 +10,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from loaders.load import load_outputs, load_treebank
+from srlens.loaders.load import load_outputs, load_treebank
 from srlens.build import build
 from srlens.mining import EXAMPLES_SQL, subtree_examples
 from srlens.query import run_query

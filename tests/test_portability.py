@@ -15,7 +15,7 @@ import pytest
 import sqlglot
 from sqlglot import ErrorLevel, exp
 
-import udfs
+from srlens import udfs
 from srlens.build import DBT_PROJECT_DIR, prepare, run_dbt
 
 SCALING_MD = Path(__file__).resolve().parents[1] / "docs" / "scaling.md"

@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from loaders.load import load_outputs, load_treebank
+from srlens.loaders.load import load_outputs, load_treebank
 from srlens.processing import (STANZA_DIR_ENV, ProcessingError, ensure_cache_schema, process_pending,
                                stanza_processor_id)
 

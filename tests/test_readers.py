@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 from sqlalchemy import create_engine, text
 
-from loaders.load import load_treebank
+from srlens.loaders.load import load_treebank
 from srlens.cli import main
 from tests.conftest import FIGURE1, require_shared
 

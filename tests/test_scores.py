@@ -9,8 +9,8 @@ import duckdb
 import pytest
 from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu, sentence_bleu
 
-from loaders.conllu_reader import read_conllu
-from loaders.load import load_outputs, load_treebank
+from srlens.loaders.conllu_reader import read_conllu
+from srlens.loaders.load import load_outputs, load_treebank
 from srlens.build import build
 from srlens.demo import DEMO_MANIFEST
 from tests.conftest import FIGURE1, require_shared
