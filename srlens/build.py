@@ -60,8 +60,8 @@ def dbt_environment(build_path, work_dir):
 
 def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True):
     """Run the dbt CLI of this environment on `build_path`; returns (ok, output)."""
-    dbt = Path(sys.executable).parent / "dbt"
-    cmd = [str(dbt), *args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
+    # dbt as a module of this interpreter: no reliance on where pip put the `dbt` script.
+    cmd = [sys.executable, "-m", "dbt.cli.main", *args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
     proc = subprocess.Popen(cmd, env=dbt_environment(build_path, work_dir), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     lines = []
