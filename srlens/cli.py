@@ -244,10 +244,12 @@ def run(args):
         sentences, words = load_treebank(args.warehouse, args.file, args.corpus, args.language)
         print(f"loaded {sentences} sentences ({words} words) as corpus {args.corpus}")
     elif args.command == "load-outputs":
-        loaded, missing = load_outputs(args.warehouse, args.file, args.corpus, args.team, args.run,
-                                       args.campaign, args.format, args.allow_partial)
-        print(f"loaded {loaded} sentences of {args.team}/{args.run} for corpus {args.corpus}"
-              + (f" ({missing} missing)" if missing else ""))
+        result = load_outputs(args.warehouse, args.file, args.corpus, args.team, args.run,
+                              args.campaign, args.format, args.allow_partial)
+        print(f"loaded {result.loaded} sentences of {args.team}/{args.run} for corpus {args.corpus}"
+              + (f" ({result.missing} missing)" if result.missing else ""))
+        if result.judgments_dropped:
+            print(f"{result.judgments_dropped} human judgments dropped: their text changed or is gone")
     elif args.command == "load-human":
         print(f"loaded {load_human(args.warehouse, args.file)} human judgments from {args.file}")
     elif args.command == "load-demo":
