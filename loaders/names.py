@@ -22,6 +22,7 @@ let through, and the final path must lie directly in the intended folder.
 """
 
 import hashlib
+import re
 import unicodedata
 from pathlib import Path
 from urllib.parse import quote
@@ -30,6 +31,7 @@ NAME_MAX = 100
 PUNCTUATION = "._-+"
 RULES = (f"names are letters, digits and . _ - + (at most {NAME_MAX} characters, starting with a letter, "
          "a digit or _)")
+_ASCII_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._+-]*")
 SHOWN_MAX = 40  # characters of a refused name echoed in the error
 
 
@@ -63,6 +65,8 @@ def check_name(name, argument):
     """The NFC form of `name`, or NameRefused naming `argument` (e.g. '--team') and the bad character."""
     if not isinstance(name, str):
         raise NameRefused(f"{argument} must be text, not {type(name).__name__}")
+    if len(name) <= NAME_MAX and _ASCII_NAME.fullmatch(name):  # the common case, quickly (CSV rows)
+        return name
     name = unicodedata.normalize("NFC", name)
     if not name:
         raise NameRefused(f"{argument} is empty; {RULES}")

@@ -96,6 +96,7 @@ import hashlib
 import math
 import os
 import random
+import tempfile
 import time
 from pathlib import Path
 
@@ -620,9 +621,18 @@ def generate(warehouse, corpus, run, model_name=None, input="lemma", team="basel
         sent_id, order, words = realized[sent_idx]
         text = " ".join(_token(*words[w], input) for w in order)
         lines.append(f"# sent_id = {sent_id}\n# text = {text}\n\n")
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(lines), encoding="utf-8")
-    os.replace(tmp, path)
+    # A new temporary file (O_EXCL: never one planted there), renamed over the run's file.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".generating-", suffix=".sr")
+    try:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # as an ordinary new file, not mkstemp's 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write("".join(lines))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     load_outputs(warehouse, path, corpus, team, run, campaign=campaign, fmt="sr")
     words = sum(len(order) for _, order, _ in realized.values())
     with open_for_write(warehouse) as con:

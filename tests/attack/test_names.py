@@ -207,6 +207,9 @@ def test_file_names_of_distinct_identities_are_distinct_even_without_case():
     assert len(ids) == len(files) == len(identities)
     assert len({f.name.casefold() for f in files}) == len(identities)  # macOS, Windows
     assert all(f.parent == folder for f in files)
+    longest = file_in(folder, ["中" * 100] * 4, ".sr")  # 3,600 characters percent-encoded
+    assert longest.parent == folder and len(longest.name.encode()) <= 255
+    assert longest != file_in(folder, ["中" * 100] * 3 + ["中" * 99], ".sr")
 
 
 def test_baseline_run_files_stay_in_the_baselines_folder(site):
