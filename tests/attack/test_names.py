@@ -310,3 +310,23 @@ def test_export_never_writes_through_a_planted_symlink(tmp_path):
     with pytest.raises(ValueError, match="would not be a plain file name"):
         export_parquet(wh, out)
     assert tree(tmp_path) == before
+
+
+def test_names_of_an_older_warehouse_stay_readable_but_are_not_loaded_again(site, capsys):
+    """An older srlens took any name. Such a run is still read; loading it again under that name is refused."""
+    wh = site / "wh" / "srlens.duckdb"
+    con = duckdb.connect(str(wh))
+    for table in ("raw.submissions", "raw.outputs"):
+        con.execute(f"update {table} set submission_id = 'default/tiny/my team/r' "
+                    "where submission_id = 'default/tiny/t/r'")
+    con.execute("update raw.submissions set team = 'my team' where submission_id = 'default/tiny/my team/r'")
+    con.close()
+    assert main(["--warehouse", str(wh), "status"]) == 0
+    capsys.readouterr()
+    before = tree(site)
+    assert main(["--warehouse", str(wh), "load-outputs", str(site / "wh" / "run.txt"), "--corpus", "tiny",
+                 "--team", "my team", "--run", "r"]) == 2
+    assert capsys.readouterr().err == (
+        "srlens: error: --team 'my team': the character ' ' (U+0020, a space) is not allowed; names are "
+        "letters, digits and . _ - + (at most 100 characters, starting with a letter, a digit or _)\n")
+    assert tree(site) == before
