@@ -57,8 +57,13 @@ def character(ch):
     return f"'{ch}' ({code})" if ch.isprintable() and not ch.isspace() else code
 
 
+def _letter_or_digit(ch):
+    category = unicodedata.category(ch)
+    return category[0] == "L" or category == "Nd"
+
+
 def _allowed(ch):
-    return unicodedata.category(ch)[0] in "LM" or unicodedata.category(ch) == "Nd" or ch in PUNCTUATION
+    return _letter_or_digit(ch) or unicodedata.category(ch)[0] == "M" or ch in PUNCTUATION
 
 
 def check_name(name, argument):
@@ -76,7 +81,7 @@ def check_name(name, argument):
     if bad is not None:
         raise NameRefused(f"{argument} {shown(name)}: the character {character(bad)} is not allowed; {RULES}")
     first = name[0]
-    if not (first == "_" or unicodedata.category(first)[0] == "L" or unicodedata.category(first) == "Nd"):
+    if not (first == "_" or _letter_or_digit(first)):
         raise NameRefused(f"{argument} {shown(name)} starts with {character(first)}; {RULES}")
     return name
 
