@@ -7,17 +7,25 @@ loading the same input again leaves one copy.
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import pyarrow as pa
 
 from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.errors import LoadError
+from srlens.loaders.human import drop_judgments_of_changed_texts
+from srlens.loaders.names import check_name, submission_id
 from srlens.loaders.outputs_reader import read_run
 from srlens.loaders.store import insert_columns, open_for_write, transaction, utc_now
 
+__all__ = ["LoadedRun", "guess_language", "load_outputs", "load_treebank", "submission_id"]
 
-def submission_id(campaign, corpus, team, run):
-    return f"{campaign}/{corpus}/{team}/{run}"
+
+class LoadedRun(NamedTuple):
+    """What load_outputs did: sentences matched, sentences missing, human judgments dropped."""
+    loaded: int
+    missing: int
+    judgments_dropped: int
 
 
 def guess_language(corpus, path):
@@ -31,7 +39,8 @@ def guess_language(corpus, path):
 
 def load_treebank(warehouse, path, corpus, language=None):
     """Load (or replace) the reference treebank of `corpus`; returns (sentences, words)."""
-    language = language or guess_language(corpus, path)
+    corpus = check_name(corpus, "--corpus")
+    language = guess_language(corpus, path) if language is None else check_name(language, "--language")
     treebank = read_conllu(path)
     with open_for_write(warehouse) as con, transaction(con):
         _check_runs_still_match(con, path, corpus, treebank.sentences["sent_id"])
@@ -59,7 +68,14 @@ def _check_runs_still_match(con, path, corpus, sent_ids):
 
 
 def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="auto", allow_partial=False):
-    """Load (or replace) one system run; returns the number of sentences matched."""
+    """Load (or replace) one system run (the exact identity campaign, corpus, team, run); returns a LoadedRun.
+
+    Human judgments of the run whose sentence text the reload changes or removes are deleted in
+    the same transaction (loaders/human.py): a judgment describes one text.
+    """
+    campaign, corpus, team, run = (check_name(name, argument) for name, argument in
+                                   ((campaign, "--campaign"), (corpus, "--corpus"), (team, "--team"),
+                                    (run, "--run")))
     run_file = read_run(path, fmt)
     sub_id = submission_id(campaign, corpus, team, run)
     with open_for_write(warehouse) as con:
@@ -78,7 +94,8 @@ def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="au
             con.execute("insert into raw.submissions values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [sub_id, corpus, team, run, campaign, str(path), run_file.format, matched_by,
                          run_file.sha256, len(reference) - missing, missing, utc_now()])
-    return len(reference) - missing, missing
+            dropped = drop_judgments_of_changed_texts(con, campaign, corpus, team, run)
+    return LoadedRun(len(reference) - missing, missing, dropped)
 
 
 def _match(path, run_file, reference, allow_partial):

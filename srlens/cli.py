@@ -44,6 +44,8 @@ SRLENS_STANZA_DIR (build --stanza-dir). Add --debug before the command to see a 
 
 # Commands that read an existing warehouse: a missing file is an error, not a new empty warehouse.
 NEEDS_WAREHOUSE = ("build", "query", "examples", "report", "status", "export-parquet", "baseline")
+# What a name may hold (loaders/names.py), for the help of the options that take one.
+NAMES = "a name: letters, digits and . _ - +"
 # dbt vars that `srlens build` sets itself (see srlens/build.py prepare()).
 BUILD_SETS_VARS = {"processor": "--processor", "stanza_processors": "--stanza-dir",
                    "bleu_nltk_version": "the installed nltk"}
@@ -88,7 +90,7 @@ def parser():
                        description="Load (or replace) the reference treebank of a corpus. "
                                    "Example: srlens load-treebank en_ewt-ud-test.conllu --corpus en_ewt")
     c.add_argument("file", help="a UD CoNLL-U file")
-    c.add_argument("--corpus", required=True, help="the corpus name runs will refer to, e.g. en_ewt")
+    c.add_argument("--corpus", required=True, help=f"the corpus name runs will refer to, e.g. en_ewt ({NAMES})")
     c.add_argument("--language", help="ISO code of the language, e.g. en (default: the prefix of the "
                                       "corpus or file name, as in UD's en_ewt)")
 
@@ -100,7 +102,7 @@ def parser():
     c.add_argument("file", help="the run: one sentence a line (text), '# sent_id'/'# text' blocks (sr), "
                                 "or CoNLL-U already processed by your parser (conllu)")
     c.add_argument("--corpus", required=True, help="the corpus (treebank) the run realizes")
-    c.add_argument("--team", required=True, help="team or system name, e.g. ims")
+    c.add_argument("--team", required=True, help=f"team or system name, e.g. ims or BME-UW ({NAMES})")
     c.add_argument("--run", required=True, help="run name within the team, e.g. 1 or beam5")
     c.add_argument("--campaign", default="default", help="campaign, e.g. sr19 (default: %(default)s)")
     c.add_argument("--format", default="auto", choices=FORMATS,
@@ -244,10 +246,12 @@ def run(args):
         sentences, words = load_treebank(args.warehouse, args.file, args.corpus, args.language)
         print(f"loaded {sentences} sentences ({words} words) as corpus {args.corpus}")
     elif args.command == "load-outputs":
-        loaded, missing = load_outputs(args.warehouse, args.file, args.corpus, args.team, args.run,
-                                       args.campaign, args.format, args.allow_partial)
-        print(f"loaded {loaded} sentences of {args.team}/{args.run} for corpus {args.corpus}"
-              + (f" ({missing} missing)" if missing else ""))
+        result = load_outputs(args.warehouse, args.file, args.corpus, args.team, args.run,
+                              args.campaign, args.format, args.allow_partial)
+        print(f"loaded {result.loaded} sentences of {args.team}/{args.run} for corpus {args.corpus}"
+              + (f" ({result.missing} missing)" if result.missing else ""))
+        if result.judgments_dropped:
+            print(f"{result.judgments_dropped} human judgments dropped: their text changed or is gone")
     elif args.command == "load-human":
         print(f"loaded {load_human(args.warehouse, args.file)} human judgments from {args.file}")
     elif args.command == "load-demo":

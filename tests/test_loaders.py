@@ -142,7 +142,7 @@ def test_partial_run_records_missing_sentences_only_when_allowed(warehouse, tmp_
     run = _write(tmp_path / "part.sr", "# sent_id = s2\n# text = Cats sleep\n")
     with pytest.raises(LoadError, match="--allow-partial"):
         load_outputs(warehouse, run, "toy", "t", "part")
-    assert load_outputs(warehouse, run, "toy", "t", "part", allow_partial=True) == (1, 1)
+    assert load_outputs(warehouse, run, "toy", "t", "part", allow_partial=True) == (1, 1, 0)
     con = duckdb.connect(str(warehouse), read_only=True)
     got = con.execute("select sent_id, text, is_missing from raw.outputs "
                       "where submission_id = 'default/toy/t/part' order by sent_idx").fetchall()
