@@ -65,7 +65,7 @@ BAD_TREEBANKS = [
     ("cycle", _break_line("1\tCats\tcat\tNOUN\tNNS\t_\t4\t", "1\tCats\tcat\tNOUN\tNNS\t_\t3\t")
      .replace("3\tn't\tnot\tPART\tRB\t_\t4\t", "3\tn't\tnot\tPART\tRB\t_\t1\t"),
      9, "s2", "cycle through words 1 -> 3 -> 1"),
-    ("missing final blank line", GOOD.rstrip("\n") + "\n", 15, None, "not followed by a blank line"),
+    ("missing final blank line", GOOD.rstrip("\n") + "\n", 15, "s2", "not followed by a blank line"),
     ("empty file", "", None, None, "the file is empty"),
     ("word ids out of order", _break_line("4\tsleep\tsleep", "6\tsleep\tsleep"),
      13, "s2", "word id 6 out of order (expected 4)"),
