@@ -150,11 +150,145 @@ def test_partial_run_records_missing_sentences_only_when_allowed(warehouse, tmp_
     con.close()
 
 
+# Alignment (README, "How a run is matched"): by the treebank's sent_ids, or by order, never a guess.
+
+def _treebank_text(ids):
+    """A treebank of one two-word sentence per id; None writes no '# sent_id' (the reader numbers it)."""
+    blocks = []
+    for k, sent_id in enumerate(ids, start=1):
+        head = "" if sent_id is None else f"# sent_id = {sent_id}\n"
+        blocks.append(f"{head}# text = w{k} .\n1\tw{k}\tw\tNOUN\t_\t_\t0\troot\t_\t_\n"
+                      "2\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\t_\n")
+    return "\n".join(blocks) + "\n"
+
+
+def _run_text(fmt, sentences):
+    """A run in `fmt` (sr or conllu) of (sent_id or None, text) pairs, and the line each sentence starts on."""
+    blocks = []
+    for sent_id, text in sentences:
+        head = "" if sent_id is None else f"# sent_id = {sent_id}\n"
+        body = f"# text = {text}\n" if fmt == "sr" else "".join(
+            f"{k}\t{w}\t_\tX\t_\t_\t{0 if k == 1 else 1}\t{'root' if k == 1 else 'dep'}\t_\t_\n"
+            for k, w in enumerate(text.split(), start=1))
+        blocks.append(head + body)
+    return "\n".join(blocks) + "\n"
+
+
+@pytest.fixture
+def six(tmp_path):
+    """A warehouse with corpus 'six' (sent_ids s1..s6) and corpus 'numbered' (no sent_ids: 1..6)."""
+    wh = tmp_path / "six.duckdb"
+    load_treebank(wh, _write(tmp_path / "six.conllu", _treebank_text([f"s{k}" for k in range(1, 7)])), "six")
+    load_treebank(wh, _write(tmp_path / "numbered.conllu", _treebank_text([None] * 6)), "numbered")
+    return wh
+
+
+def _load(wh, tmp_path, fmt, sentences, corpus="six", allow_partial=False):
+    run = _write(tmp_path / f"run.{fmt}", _run_text(fmt, sentences))
+    return load_outputs(wh, run, corpus, "t", "r", fmt=fmt, allow_partial=allow_partial)
+
+
+def _loaded(wh, corpus="six"):
+    con = duckdb.connect(str(wh), read_only=True)
+    try:
+        return con.execute("select o.sent_id, o.text, s.matched_by from raw.outputs o join raw.submissions s "
+                           "using (submission_id) where s.corpus = ? order by o.sent_idx", [corpus]).fetchall()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("fmt", ["sr", "conllu"])
+def test_a_run_where_only_some_sentences_carry_the_treebanks_ids_is_refused(six, tmp_path, fmt):
+    # The issue's case: the old reader matched such a run by order, shifting most sentences.
+    before = table_snapshot(six)
+    sentences = [("s3", "a"), (None, "b"), ("s1", "c"), (None, "d"), (None, "e"), (None, "f")]
+    if fmt == "sr":  # an sr block needs a sent_id: unknown ids play the part of the missing ones
+        sentences = [(sent_id or f"x{k}", text) for k, (sent_id, text) in enumerate(sentences)]
+    for allow_partial in (False, True):
+        with pytest.raises(LoadError) as err:
+            _load(six, tmp_path, fmt, sentences, allow_partial=allow_partial)
+        kind = "with sent_ids the treebank does not have ('x1' at line 4, 'x3'" if fmt == "sr" else \
+            "without a sent_id (at line 4, 9, 11 and 1 more)"
+        assert "2 with the treebank's sent_ids; 4 " + kind in err.value.message
+        assert err.value.line == 4 and str(err.value).startswith(f"{tmp_path / ('run.' + fmt)}:4")
+    assert table_snapshot(six) == before
+
+
+def test_unknown_ids_next_to_blocks_without_ids_are_refused(six, tmp_path):
+    before = table_snapshot(six)
+    with pytest.raises(LoadError) as err:
+        _load(six, tmp_path, "conllu", [("x1", "a"), (None, "b")] + [("x%d" % k, "c") for k in range(3, 7)])
+    assert err.value.message.startswith("only some of the run's sentences carry a sent_id: 5 do ('x1' at line 1, "
+                                        "'x3' at line 6, 'x4' at line 9 and 2 more; none of them is in the "
+                                        "treebank) and 1 do not (at line 4)")
+    assert (err.value.line, err.value.sent_id) == (4, None)
+    assert table_snapshot(six) == before
+
+
+@pytest.mark.parametrize("fmt", ["sr", "conllu"])
+def test_a_repeated_sent_id_is_refused_even_with_allow_partial(six, tmp_path, fmt):
+    with pytest.raises(LoadError) as err:
+        _load(six, tmp_path, fmt, [("s2", "a b"), ("s1", "c d"), ("s2", "e f")], allow_partial=True)
+    repeat = 7 if fmt == "sr" else 9  # the CoNLL-U reader refuses it first, in its own words
+    assert (err.value.line, err.value.sent_id) == (repeat, "s2")
+    assert err.value.message.endswith("at line 1") or "'s2' at line 7, first at line 1" in err.value.message
+
+
+@pytest.mark.parametrize("fmt", ["sr", "conllu"])
+def test_a_run_with_the_treebanks_ids_is_matched_by_id_and_partial_only_when_allowed(six, tmp_path, fmt):
+    shuffled = [("s4", "four"), ("s2", "two"), ("s6", "six")]
+    with pytest.raises(LoadError, match="the run has 3 sentences and the treebank has 6 "
+                                        r"\(--allow-partial records the 3 others as missing\)"):
+        _load(six, tmp_path, fmt, shuffled)
+    assert _load(six, tmp_path, fmt, shuffled, allow_partial=True) == (3, 3)
+    assert _loaded(six) == [("s1", None, "sent_id"), ("s2", "two", "sent_id"), ("s3", None, "sent_id"),
+                            ("s4", "four", "sent_id"), ("s5", None, "sent_id"), ("s6", "six", "sent_id")]
+
+
+def test_shared_task_numbering_is_matched_by_order_with_equal_counts_only(six, tmp_path):
+    texts = ["one", "two", "three", "four", "five", "six"]
+    assert _load(six, tmp_path, "sr", [(str(k), t) for k, t in enumerate(texts, start=1)]) == (6, 0)
+    assert _loaded(six) == [(f"s{k}", t, "order") for k, t in enumerate(texts, start=1)]
+    for allow_partial in (False, True):  # missing sentences cannot be placed without the treebank's ids
+        with pytest.raises(LoadError, match=r"the run has 5 sentences and the treebank has 6 \(its sent_ids 1..N "
+                                            "number its own sentences, so it is matched by order; "
+                                            r"--allow-partial needs the treebank's sent_ids\)"):
+            _load(six, tmp_path, "sr", [(str(k), t) for k, t in enumerate(texts[:5], start=1)],
+                  allow_partial=allow_partial)
+
+
+def test_numbers_that_are_the_treebanks_ids_are_matched_by_id(six, tmp_path):
+    # 'numbered' has no '# sent_id': the reader names its sentences 1..6, so run ids 1..6 are its ids.
+    assert _load(six, tmp_path, "sr", [("6", "f"), ("5", "e"), ("4", "d"), ("3", "c"), ("2", "b"), ("1", "a")],
+                 corpus="numbered") == (6, 0)
+    assert [row[1] for row in _loaded(six, "numbered")] == ["a", "b", "c", "d", "e", "f"]
+    assert _load(six, tmp_path, "sr", [("1", "a"), ("2", "b")], corpus="numbered", allow_partial=True) == (2, 4)
+    assert _loaded(six, "numbered")[:3] == [("1", "a", "sent_id"), ("2", "b", "sent_id"), ("3", None, "sent_id")]
+
+
+def test_numbers_in_file_order_that_the_treebank_has_in_another_order_are_refused(tmp_path):
+    # 1, 2, 3 in file order may number the run's sentences or name the treebank's '2', '1', '3': refuse.
+    wh = tmp_path / "w.duckdb"
+    load_treebank(wh, _write(tmp_path / "tb.conllu", _treebank_text(["2", "1", "3"])), "c")
+    with pytest.raises(LoadError) as err:
+        _load(wh, tmp_path, "sr", [("1", "a"), ("2", "b"), ("3", "c")], corpus="c")
+    assert (err.value.line, err.value.sent_id) == (1, "1") and "its sentence 2 is '1'" in err.value.message
+    # Not in file order: these can only be the treebank's ids.
+    assert _load(wh, tmp_path, "sr", [("2", "a"), ("1", "b"), ("3", "c")], corpus="c") == (3, 0)
+    assert _loaded(wh, "c") == [("2", "a", "sent_id"), ("1", "b", "sent_id"), ("3", "c", "sent_id")]
+
+
+def test_plain_text_is_matched_by_order_and_never_partial(warehouse, tmp_path):
+    with pytest.raises(LoadError, match="needs the treebank's sent_ids"):
+        load_outputs(warehouse, _write(tmp_path / "one.txt", "Dogs bark .\n"), "toy", "t", "r", allow_partial=True)
+
+
 def test_unknown_sent_id_is_an_error_naming_it(warehouse, tmp_path):
     run = _write(tmp_path / "x.sr", "# sent_id = s1\n# text = a\n\n# sent_id = s9\n# text = b\n")
     with pytest.raises(LoadError) as err:
         load_outputs(warehouse, run, "toy", "t", "x")
-    assert err.value.sent_id == "s9" and err.value.line == 4 and "not in the treebank" in err.value.message
+    assert err.value.sent_id == "s9" and err.value.line == 4
+    assert "1 with sent_ids the treebank does not have ('s9' at line 4)" in err.value.message
 
 
 def test_conllu_run_keeps_its_tokens(warehouse, tmp_path):
