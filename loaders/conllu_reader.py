@@ -134,7 +134,7 @@ def read_conllu(path, source=None):
             raise LoadError(path, f"sent_id already used by the sentence at line {seen_ids[sent_id]}",
                             line=first_line, sent_id=sent_id)
         seen_ids[sent_id] = first_line
-        _check_is_a_whole_sentence(path, blocks, position, sent_id, treebank.sentences["sent_id"])
+        _check_is_a_whole_sentence(path, blocks, position, sent_id)
         comments = [line for line in block if line.startswith("#")]
         text = next((m.group(1) for m in map(TEXT_COMMENT.match, comments) if m), None)
         treebank.words += _read_sentence(path, block, first_line, sent_idx, sent_id, treebank.tokens)
@@ -147,21 +147,24 @@ def read_conllu(path, source=None):
     return treebank
 
 
-def _check_is_a_whole_sentence(path, blocks, position, sent_id, earlier_ids):
+def _check_is_a_whole_sentence(path, blocks, position, sent_id):
     """A stray blank line cuts a sentence in two: name that line, not what each half lacks."""
     first_line, block = blocks[position]
-    token_lines = [line for line in block if not line.startswith("#")]
-    if not token_lines:
+    if all(line.startswith("#") for line in block):
         blank = first_line + len(block)
         if position + 1 < len(blocks):
             raise LoadError(path, f"blank line {blank} separates this sentence's comments from its words",
                             blank, sent_id)
         raise LoadError(path, "comment lines with no words after them", first_line, sent_id)
-    first_id = token_lines[0].split("\t", 1)[0]
-    if position and not re.match(r"(1|1-[0-9]+|0\.[0-9]+)\Z", first_id) and (
-            _WORD_ID.match(first_id) or _RANGE_ID.match(first_id) or _EMPTY_ID.match(first_id)):
-        raise LoadError(path, f"blank line {first_line - 1} inside a sentence: its words go on after it (id "
-                        f"{first_id}), but a blank line ends a sentence", first_line - 1, earlier_ids[-1])
+    if position + 1 == len(blocks):
+        return
+    next_line, next_block = blocks[position + 1]
+    next_tokens = [line for line in next_block if not line.startswith("#")]
+    first_id = next_tokens[0].split("\t", 1)[0] if next_tokens else ""
+    goes_on = _WORD_ID.match(first_id) or _RANGE_ID.match(first_id) or _EMPTY_ID.match(first_id)
+    if goes_on and not re.match(r"(1|1-[0-9]+|0\.[0-9]+)\Z", first_id):
+        raise LoadError(path, f"blank line {next_line - 1} inside a sentence: its words go on after it (id "
+                        f"{first_id}), but a blank line ends a sentence", next_line - 1, sent_id)
 
 
 def _read_sentence(path, block, first_line, sent_idx, sent_id, tokens):

@@ -69,13 +69,55 @@ BAD_TREEBANKS = [
     ("empty file", "", None, None, "the file is empty"),
     ("word ids out of order", _break_line("4\tsleep\tsleep", "6\tsleep\tsleep"),
      13, "s2", "word id 6 out of order (expected 4)"),
+    # multiword-token ranges
+    ("range after its first word", _break_line("2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_",
+                                               "2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_\n2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_"),
+     11, "s2", "multiword token 2-3 out of order: it belongs right before word 2, and the next word is 3"),
+    ("empty range", _break_line("2-3\tdon't", "3-2\tdon't"), 10, "s2", "multiword token 3-2 covers no words"),
+    ("one-word range", _break_line("2-3\tdon't", "2-2\tdon't"), 10, "s2", "multiword token 2-2 covers no words"),
+    ("overlapping ranges", _break_line("3\tn't", "3-4\tn'tsleep\t_\t_\t_\t_\t_\t_\t_\t_\n3\tn't"),
+     12, "s2", "multiword token 3-4 overlaps 2-3"),
+    ("range beyond the last word", _break_line("5\t.\t.", "5-6\t.x\t_\t_\t_\t_\t_\t_\t_\t_\n5\t.\t."),
+     15, "s2", "multiword token 5-6 covers words up to 6, but the sentence has 5 words"),
+    ("range ending the sentence", _break_line("5\t.\t.\tPUNCT\t.\t_\t4\tpunct\t_\t_",
+                                              "5\t.\t.\tPUNCT\t.\t_\t4\tpunct\t_\t_\n6-7\tx\t_\t_\t_\t_\t_\t_\t_\t_"),
+     16, "s2", "multiword token 6-7 is not followed by its first word 6"),
+    ("range followed by an empty node", _break_line("2\tdo\tdo", "1.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n2\tdo\tdo"),
+     10, "s2", "multiword token 2-3 is not followed by its first word 2"),
+    # empty nodes
+    ("empty node before its word", _break_line("4\tsleep\tsleep\tVERB\tVB\t_\t0\troot\t_\t_\n4.1\tsleeps\tsleep\tVERB\tVB\t_\t_\t_\t4:conj\t_",
+                                               "4.1\tsleeps\tsleep\tVERB\tVB\t_\t_\t_\t4:conj\t_\n4\tsleep\tsleep\tVERB\tVB\t_\t0\troot\t_\t_"),
+     13, "s2", "empty node 4.1 out of place: it belongs right after word 4, and here it comes after word 3"),
+    ("empty node decimals skip", _break_line("4.1\tsleeps", "4.2\tsleeps"), 14, "s2",
+     "empty node 4.2 out of order (expected 4.1)"),
+    ("empty node 0.1 after word 1", _break_line("2\tbark\tbark", "0.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n2\tbark\tbark"),
+     4, "s1", "empty node 0.1 out of place: it belongs before word 1, and here it comes after word 1"),
+    # blank lines
+    ("doubled blank line", GOOD.replace("\n\n# sent_id = s2", "\n\n\n# sent_id = s2"), 7, "s1",
+     "a second blank line in a row: sentences are separated by exactly one empty line"),
+    ("doubled blank line at the end", GOOD + "\n", 17, "s2", "a second blank line in a row"),
+    ("blank line before the first sentence", "\n" + GOOD, 1, None, "blank line before the first sentence"),
+    ("whitespace-only line", GOOD.replace("\n\n# sent_id = s2", "\n \n# sent_id = s2"), 6, "s1",
+     "a line of only whitespace"),
+    ("blank line inside a sentence", _break_line("2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_\n", "2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_\n\n"),
+     12, "s2", "blank line 12 inside a sentence: its words go on after it (id 3), but a blank line ends a sentence"),
+    ("blank line after the comments", _break_line("sleep.\n1\tCats", "sleep.\n\n1\tCats"), 9, "s2",
+     "blank line 9 separates this sentence's comments from its words"),
+    # columns, ids and bytes
+    ("empty column", _break_line("1\tDogs\tdog\t", "1\tDogs\t\t"), 3, "s1", "column LEMMA is empty (CoNLL-U writes _"),
+    ("two sent_id lines", _break_line("# sent_id = s1\n", "# sent_id = s1\n# sent_id = s1b\n"), 2, "s1",
+     "a second '# sent_id' line (the first is at line 1)"),
+    ("empty sent_id", _break_line("# sent_id = s1", "# sent_id = "), 1, None, "empty '# sent_id ='"),
+    ("NUL byte", _break_line("bark\tbark", "bark\x00\tbark"), 4, None, "NUL byte"),
+    ("UTF-16", "\ufeff" + GOOD, 1, None, "the file is UTF-16"),  # written as UTF-16 below
 ]
 
 
 @pytest.mark.parametrize("name, text, line, sent_id, message", BAD_TREEBANKS, ids=[c[0] for c in BAD_TREEBANKS])
 def test_malformed_treebank_is_refused_and_changes_nothing(warehouse, tmp_path, name, text, line, sent_id,
                                                            message):
-    bad = _write(tmp_path / "bad.conllu", text)
+    bad = _write(tmp_path / "bad.conllu", text.encode("utf-16") if name == "UTF-16" else text,
+                 "wb" if name == "UTF-16" else "w")
     before = table_snapshot(warehouse)
     with pytest.raises(LoadError) as err:
         load_treebank(warehouse, bad, "toy")  # would replace the good treebank if it got that far
@@ -313,3 +355,66 @@ def test_reloading_a_treebank_with_other_sentences_under_loaded_runs_is_refused(
     other = _write(tmp_path / "other.conllu", GOOD.replace("sent_id = s2", "sent_id = s3"))
     with pytest.raises(LoadError, match="has 1 loaded run"):
         load_treebank(warehouse, other, "toy")
+
+
+def test_empty_nodes_and_ranges_where_ud_puts_them_load(tmp_path):
+    # 0.1 before word 1, two empty nodes after a word, a range right before its words: all valid UD.
+    text = _break_line("1\tCats", "0.1\tit\t_\tPRON\t_\t_\t_\t_\t1:nsubj\t_\n1\tCats").replace(
+        "4.1\tsleeps\tsleep\tVERB\tVB\t_\t_\t_\t4:conj\t_\n",
+        "4.1\tsleeps\tsleep\tVERB\tVB\t_\t_\t_\t4:conj\t_\n4.2\tsnores\tsnore\tVERB\tVB\t_\t_\t_\t4:conj\t_\n")
+    wh = tmp_path / "w.duckdb"
+    assert load_treebank(wh, _write(tmp_path / "tb.conllu", text), "toy") == (2, 8)
+    con = duckdb.connect(str(wh), read_only=True)
+    assert [r[0] for r in con.execute("select id from raw.tokens where sent_idx = 2 order by line_no").fetchall()] \
+        == ["0.1", "1", "2-3", "2", "3", "4", "4.1", "4.2", "5"]
+    con.close()
+
+
+# Format detection (--format auto)
+
+def test_plain_text_with_a_tab_rich_line_is_not_taken_for_conllu(warehouse, tmp_path):
+    # Nine tabs but no CoNLL-U word line (no integer id): the old detection refused this file.
+    run = _write(tmp_path / "tabs.txt", "Dogs\tbark\t.\t\t\t\t\t\t\t\nCats do n't sleep .\n")
+    assert load_outputs(warehouse, run, "toy", "t", "tabs") == (2, 0)
+    con = duckdb.connect(str(warehouse), read_only=True)
+    assert con.execute("select format, matched_by from raw.submissions where run = 'tabs'").fetchone() == \
+        ("text", "order")
+    con.close()
+
+
+def test_a_failure_in_the_guessed_format_says_which_and_how_to_force_another(warehouse, tmp_path):
+    run = _write(tmp_path / "hash.txt", "# text = Dogs bark .\nCats do n't sleep .\n")  # plain text, looks sr
+    before = table_snapshot(warehouse)
+    with pytest.raises(LoadError) as err:
+        load_outputs(warehouse, run, "toy", "t", "hash")
+    assert err.value.message.endswith("(read as sr because line 1 is a '# text =' comment; to read it "
+                                      "otherwise, give --format text or --format conllu)")
+    assert table_snapshot(warehouse) == before
+    assert load_outputs(warehouse, run, "toy", "t", "hash", fmt="text") == (2, 0)
+
+
+def test_a_broken_conllu_run_is_read_as_conllu_and_says_so(warehouse, tmp_path):
+    run = _write(tmp_path / "bad.conllu", GOOD.replace("2\tbark\tbark\tVERB\tVBP\t_\t0\t", "2\tbark\tbark\tVERB\tVBP\t_\t1\t"))
+    with pytest.raises(LoadError) as err:
+        load_outputs(warehouse, run, "toy", "t", "bad")
+    assert "no word has head 0" in err.value.message
+    assert "(read as conllu because line 3 is a CoNLL-U word line; to read it otherwise, give --format text " \
+        "or --format sr)" in err.value.message
+
+
+# Terminal escape codes from user input are never printed raw
+
+def test_escape_codes_in_names_and_lines_are_printed_escaped(warehouse, tmp_path, capsys):
+    bad = _write(tmp_path / "bad\x1b[2J.conllu", GOOD.replace("sent_id = s2", "sent_id = s2\x1b]0;owned\x07")
+                 .replace("4\tsleep\tsleep", "4\tsl\x1b[31meep\u202e\tsleep\t_\t_\t_\tx"))
+    with pytest.raises(LoadError) as err:
+        load_treebank(warehouse, bad, "toy")
+    assert err.value.sent_id == "s2\x1b]0;owned\x07"  # kept as given for programs
+    assert str(err.value) == (f"{tmp_path}/bad\\x1b[2J.conllu:13 (sentence s2\\x1b]0;owned\\x07): expected 10 "
+                              "tab-separated columns, found 14")
+    assert main(["--warehouse", str(warehouse), "load-treebank", str(bad), "--corpus", "x"]) == 2
+    err_text = capsys.readouterr().err
+    assert "\x1b" not in err_text and "\x07" not in err_text and err_text.count("\n") == 1
+    good = _write(tmp_path / "good\x1b[2J.conllu", GOOD)
+    assert main(["--warehouse", str(warehouse), "load-treebank", str(good), "--corpus", "x\x1b[31m\n"]) == 0
+    assert capsys.readouterr().out == "loaded 2 sentences (8 words) as corpus x\\x1b[31m\\n\n"
