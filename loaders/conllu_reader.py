@@ -51,6 +51,8 @@ def read_text(path):
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         raise LoadError(path, f"invalid UTF-8 (byte 0x{data[err.start]:02x})", line=line) from None
+    if "\n" not in text and text.count("\r") > 1:
+        raise LoadError(path, "the lines end with CR only (old Mac style): save the file with LF or CRLF line ends")
     if "\0" in text:
         line = text.count("\n", 0, text.index("\0")) + 1
         raise LoadError(path, "NUL byte: this is not a text file (or not UTF-8)", line=line)
@@ -85,7 +87,7 @@ def split_blocks(path, text, strict=True):
             block.append(line)
             continue
         if strict and line:
-            raise LoadError(path, "a line of only whitespace: the line after a sentence must be empty", number,
+            raise LoadError(path, "a line of only whitespace: a blank line must be empty", number,
                             _block_sent_id(block or previous, count + bool(block)))
         if block:
             count += 1
@@ -104,7 +106,9 @@ def split_blocks(path, text, strict=True):
 
 
 def _block_sent_id(block, position):
-    """How errors name a block: its '# sent_id', else its position (as the reader names it)."""
+    """How errors name a block: its '# sent_id', else its position (as the reader names it); None for none."""
+    if not block:
+        return None
     return next((m.group(1) for m in map(SENT_ID_COMMENT.match, block) if m and m.group(1)), str(position))
 
 

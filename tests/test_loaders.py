@@ -418,3 +418,10 @@ def test_escape_codes_in_names_and_lines_are_printed_escaped(warehouse, tmp_path
     good = _write(tmp_path / "good\x1b[2J.conllu", GOOD)
     assert main(["--warehouse", str(warehouse), "load-treebank", str(good), "--corpus", "x\x1b[31m\n"]) == 0
     assert capsys.readouterr().out == "loaded 2 sentences (8 words) as corpus x\\x1b[31m\\n\n"
+
+
+def test_a_whitespace_line_before_the_first_sentence_is_named(warehouse, tmp_path):
+    # fuzz seed 940 (tests/attack): this crashed the blank-line check with a TypeError
+    with pytest.raises(LoadError) as err:
+        load_treebank(warehouse, _write(tmp_path / "ws.conllu", " \n" + GOOD), "ws")
+    assert (err.value.line, err.value.sent_id) == (1, None) and "a line of only whitespace" in err.value.message
