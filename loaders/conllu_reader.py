@@ -58,6 +58,10 @@ def read_text(path):
         raise LoadError(path, "NUL byte: this is not a text file (or not UTF-8)", line=line)
     if text.startswith("\ufeff"):
         text = text[1:]
+    if "\ufeff" in text:  # invisible, and it turns '# sent_id' or '1' into something else
+        line = text.count("\n", 0, text.index("\ufeff")) + 1
+        raise LoadError(path, "a byte order mark (U+FEFF) inside the file, e.g. from joining files: remove it",
+                        line=line)
     return text, hashlib.sha256(data).hexdigest()
 
 

@@ -110,6 +110,8 @@ BAD_TREEBANKS = [
     ("empty sent_id", _break_line("# sent_id = s1", "# sent_id = "), 1, None, "empty '# sent_id ='"),
     ("NUL byte", _break_line("bark\tbark", "bark\x00\tbark"), 4, None, "NUL byte"),
     ("UTF-16", "\ufeff" + GOOD, 1, None, "the file is UTF-16"),  # written as UTF-16 below
+    ("BOM inside", GOOD.replace("# sent_id = s2", "\ufeff# sent_id = s2"), 7, None, "a byte order mark (U+FEFF)"),
+    ("CR line ends", GOOD.replace("\n", "\r"), None, None, "the lines end with CR only"),
 ]
 
 
@@ -425,3 +427,14 @@ def test_a_whitespace_line_before_the_first_sentence_is_named(warehouse, tmp_pat
     with pytest.raises(LoadError) as err:
         load_treebank(warehouse, _write(tmp_path / "ws.conllu", " \n" + GOOD), "ws")
     assert (err.value.line, err.value.sent_id) == (1, None) and "a line of only whitespace" in err.value.message
+
+
+def test_a_bom_and_crlf_line_ends_are_read_as_utf8_and_lf(tmp_path):
+    wh = tmp_path / "w.duckdb"
+    bom_crlf = _write(tmp_path / "win.conllu", b"\xef\xbb\xbf" + GOOD.replace("\n", "\r\n").encode(), "wb")
+    assert load_treebank(wh, bom_crlf, "win") == (2, 8)
+    con = duckdb.connect(str(wh), read_only=True)
+    assert con.execute("select sent_id, text from raw.sentences order by sent_idx").fetchall() == \
+        [("s1", "Dogs bark."), ("s2", "Cats don't sleep.")]
+    assert con.execute("select count(*) from raw.tokens where misc like '%\r%'").fetchone() == (0,)
+    con.close()
