@@ -5,7 +5,8 @@ prints how many were accepted, refused and crashed, per kind of file, the mutant
 common refusal messages, and every problem found: a load that raised anything but LoadError, a refusal
 that changed the warehouse, or an acceptance that did not load exactly the file's sentences.
 
-Usage: .venv/bin/python bench/fuzz_loads.py [--n 20000] [--seed 1000000]
+Usage: .venv/bin/python bench/fuzz_loads.py [--n 20000] [--seed 1000000] [--no-doc]
+Writes the figures to the "Fuzzing the loaders" section of docs/benchmarks.md unless --no-doc.
 Exit status 1 if a problem was found.
 """
 
@@ -19,6 +20,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 
 from tests.attack.mutants import Fuzzer, make_mutant  # noqa: E402
 
@@ -27,6 +29,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=int, default=20_000, help="distinct mutants to load (default %(default)s)")
     p.add_argument("--seed", type=int, default=1_000_000, help="first seed (the suite uses 0..)")
+    p.add_argument("--no-doc", action="store_true", help="print the figures, do not write docs/benchmarks.md")
     args = p.parse_args()
 
     with tempfile.TemporaryDirectory() as folder:
@@ -41,19 +44,26 @@ def main():
             seed += 1
         loading = time.perf_counter() - start
         problems = fuzzer.check_accepted()
-    print(f"{args.n} distinct mutants (seeds {args.seed}..{seed - 1}, {fuzzer.counts['duplicate']} duplicates "
-          f"skipped) in {loading:.0f} s: {args.n / loading:.0f} mutants/s")
-    print("outcomes: " + ", ".join(f"{k} {v}" for k, v in fuzzer.counts.items() if k != "duplicate"))
-    for (kind, fmt, outcome), count in sorted(by_kind.items()):
-        print(f"  {kind:8} {fmt:6} {outcome:8} {count}")
     messages = collections.Counter(re.sub(r"'[^']*'|\d+", "_", m.split(" (read as ")[0])[:90]
                                    for m in fuzzer.refusals)
-    print(f"most common refusals ({len(messages)} kinds):")
-    for message, count in messages.most_common(15):
-        print(f"  {count:6}  {message}")
-    print(f"problems: {len(problems)}")
-    for problem in problems[:50]:
-        print("  " + problem[:300])
+    lines = [f"{args.n} distinct mutants (seeds {args.seed}..{seed - 1}, {fuzzer.counts['duplicate']} duplicates "
+             f"skipped) loaded in {loading:.0f} s ({args.n / loading:.0f} mutants/s on this machine); accepted "
+             f"{fuzzer.counts['accepted']}, refused {fuzzer.counts['refused']}, crashed {fuzzer.counts['crashed']}; "
+             f"problems found: {len(problems)}.", "",
+             "| file | loaded as | accepted | refused | crashed |", "|---|---|---|---|---|"]
+    for kind, fmt in sorted({(kind, fmt) for kind, fmt, _ in by_kind}):
+        lines.append(f"| {fmt} | {kind} | " + " | ".join(str(by_kind[(kind, fmt, o)])
+                                                       for o in ("accepted", "refused", "crashed")) + " |")
+    lines += ["", f"The most common refusals ({len(messages)} kinds of message; numbers and quoted parts as _):", ""]
+    lines += [f"* {count}: {message}" for message, count in messages.most_common(10)]
+    lines += [""] + [f"* problem: {problem[:300]}" for problem in problems[:50]]
+    body = "\n".join(lines).rstrip("\n") + "\n"
+    print(body)
+    if not args.no_doc:
+        from benchmarks_doc import write_section
+        write_section("Fuzzing the loaders", "`bench/fuzz_loads.py --n " + str(args.n) + "` (the suite's "
+                      "`tests/attack/test_fuzz_loads.py` runs 1,000 of them; `tests/attack/mutants.py` has the "
+                      "mutations and the oracle):\n\n" + body)
     return 1 if problems else 0
 
 
