@@ -163,6 +163,7 @@ def _sample(ids, lines, ks, more=lambda k: "", shown=3):
 
 
 def _lines(lines, ks, shown=3):
+    """The line numbers of the first few offending sentences."""
     return ", ".join(str(lines[k]) for k in ks[:shown]) + (f" and {len(ks) - shown} more" if len(ks) > shown else "")
 
 
