@@ -284,14 +284,14 @@ def test_a_run_with_the_treebanks_ids_is_matched_by_id_and_partial_only_when_all
     with pytest.raises(LoadError, match="the run has 3 sentences and the treebank has 6 "
                                         r"\(--allow-partial records the 3 others as missing\)"):
         _load(six, tmp_path, fmt, shuffled)
-    assert _load(six, tmp_path, fmt, shuffled, allow_partial=True) == (3, 3)
+    assert _load(six, tmp_path, fmt, shuffled, allow_partial=True) == (3, 3, 0)
     assert _loaded(six) == [("s1", None, "sent_id"), ("s2", "two", "sent_id"), ("s3", None, "sent_id"),
                             ("s4", "four", "sent_id"), ("s5", None, "sent_id"), ("s6", "six", "sent_id")]
 
 
 def test_shared_task_numbering_is_matched_by_order_with_equal_counts_only(six, tmp_path):
     texts = ["one", "two", "three", "four", "five", "six"]
-    assert _load(six, tmp_path, "sr", [(str(k), t) for k, t in enumerate(texts, start=1)]) == (6, 0)
+    assert _load(six, tmp_path, "sr", [(str(k), t) for k, t in enumerate(texts, start=1)]) == (6, 0, 0)
     assert _loaded(six) == [(f"s{k}", t, "order") for k, t in enumerate(texts, start=1)]
     for allow_partial in (False, True):  # missing sentences cannot be placed without the treebank's ids
         with pytest.raises(LoadError, match=r"the run has 5 sentences and the treebank has 6 \(its sent_ids 1..N "
@@ -304,9 +304,9 @@ def test_shared_task_numbering_is_matched_by_order_with_equal_counts_only(six, t
 def test_numbers_that_are_the_treebanks_ids_are_matched_by_id(six, tmp_path):
     # 'numbered' has no '# sent_id': the reader names its sentences 1..6, so run ids 1..6 are its ids.
     assert _load(six, tmp_path, "sr", [("6", "f"), ("5", "e"), ("4", "d"), ("3", "c"), ("2", "b"), ("1", "a")],
-                 corpus="numbered") == (6, 0)
+                 corpus="numbered") == (6, 0, 0)
     assert [row[1] for row in _loaded(six, "numbered")] == ["a", "b", "c", "d", "e", "f"]
-    assert _load(six, tmp_path, "sr", [("1", "a"), ("2", "b")], corpus="numbered", allow_partial=True) == (2, 4)
+    assert _load(six, tmp_path, "sr", [("1", "a"), ("2", "b")], corpus="numbered", allow_partial=True) == (2, 4, 0)
     assert _loaded(six, "numbered")[:3] == [("1", "a", "sent_id"), ("2", "b", "sent_id"), ("3", None, "sent_id")]
 
 
@@ -318,7 +318,7 @@ def test_numbers_in_file_order_that_the_treebank_has_in_another_order_are_refuse
         _load(wh, tmp_path, "sr", [("1", "a"), ("2", "b"), ("3", "c")], corpus="c")
     assert (err.value.line, err.value.sent_id) == (1, "1") and "its sentence 2 is '1'" in err.value.message
     # Not in file order: these can only be the treebank's ids.
-    assert _load(wh, tmp_path, "sr", [("2", "a"), ("1", "b"), ("3", "c")], corpus="c") == (3, 0)
+    assert _load(wh, tmp_path, "sr", [("2", "a"), ("1", "b"), ("3", "c")], corpus="c") == (3, 0, 0)
     assert _loaded(wh, "c") == [("2", "a", "sent_id"), ("1", "b", "sent_id"), ("3", "c", "sent_id")]
 
 
@@ -377,7 +377,7 @@ def test_empty_nodes_and_ranges_where_ud_puts_them_load(tmp_path):
 def test_plain_text_with_a_tab_rich_line_is_not_taken_for_conllu(warehouse, tmp_path):
     # Nine tabs but no CoNLL-U word line (no integer id): the old detection refused this file.
     run = _write(tmp_path / "tabs.txt", "Dogs\tbark\t.\t\t\t\t\t\t\t\nCats do n't sleep .\n")
-    assert load_outputs(warehouse, run, "toy", "t", "tabs") == (2, 0)
+    assert load_outputs(warehouse, run, "toy", "t", "tabs") == (2, 0, 0)
     con = duckdb.connect(str(warehouse), read_only=True)
     assert con.execute("select format, matched_by from raw.submissions where run = 'tabs'").fetchone() == \
         ("text", "order")
@@ -392,7 +392,7 @@ def test_a_failure_in_the_guessed_format_says_which_and_how_to_force_another(war
     assert err.value.message.endswith("(read as sr because line 1 is a '# text =' comment; to read it "
                                       "otherwise, give --format text or --format conllu)")
     assert table_snapshot(warehouse) == before
-    assert load_outputs(warehouse, run, "toy", "t", "hash", fmt="text") == (2, 0)
+    assert load_outputs(warehouse, run, "toy", "t", "hash", fmt="text") == (2, 0, 0)
 
 
 def test_a_broken_conllu_run_is_read_as_conllu_and_says_so(warehouse, tmp_path):
@@ -418,8 +418,12 @@ def test_escape_codes_in_names_and_lines_are_printed_escaped(warehouse, tmp_path
     err_text = capsys.readouterr().err
     assert "\x1b" not in err_text and "\x07" not in err_text and err_text.count("\n") == 1
     good = _write(tmp_path / "good\x1b[2J.conllu", GOOD)
-    assert main(["--warehouse", str(warehouse), "load-treebank", str(good), "--corpus", "x\x1b[31m\n"]) == 0
-    assert capsys.readouterr().out == "loaded 2 sentences (8 words) as corpus x\\x1b[31m\\n\n"
+    assert main(["--warehouse", str(warehouse), "load-treebank", str(good), "--corpus", "x"]) == 0
+    assert capsys.readouterr().out == "loaded 2 sentences (8 words) as corpus x\n"
+    # a name with escape codes is refused (loaders/names.py), and the refusal shows it escaped
+    assert main(["--warehouse", str(warehouse), "load-treebank", str(good), "--corpus", "x\x1b[31m\n"]) == 2
+    err_text = capsys.readouterr().err
+    assert "\x1b" not in err_text and err_text.count("\n") == 1 and "U+001B" in err_text
 
 
 def test_a_whitespace_line_before_the_first_sentence_is_named(warehouse, tmp_path):
