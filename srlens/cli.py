@@ -283,7 +283,8 @@ def run(args):
     elif args.command == "query":
         left_out = write_query(args.warehouse, args.sql, sys.stdout, args.format, args.limit)
         if left_out and args.format != "table":  # a table says so itself; csv and json stay data
-            print(f"srlens: {left_out} more rows left out (--limit {args.limit})", file=sys.stderr)
+            print(f"srlens: {left_out} more row{'s' if left_out != 1 else ''} left out (--limit {args.limit})",
+                  file=sys.stderr)
     elif args.command == "report":
         from srlens.report import write_report  # matplotlib is only imported when a report is asked for
         print(f"wrote {write_report(args.warehouse, args.out_dir)}")

@@ -1,8 +1,9 @@
 """`srlens query`: one read-only SQL query, printed as a table, CSV or JSON.
 
 The query runs in the sandbox (srlens/sandbox.py): DuckDB itself refuses writes and file access.
-Rows are fetched from DuckDB's result stream a chunk at a time, so a table of the first 1,000 rows
-of a billion-row result holds 1,000 rows in memory, not a billion.
+Rows are fetched from DuckDB's result stream a chunk at a time, and the rows a limit leaves out
+are counted inside DuckDB, so a table of the first 1,000 rows of a billion-row result holds a few
+thousand rows in memory, not a billion (bench/query_limit.py).
 """
 
 import io
@@ -48,22 +49,23 @@ def run_query(warehouse, sql, fmt="table", limit=None):
 
 
 def _stream(con, statement, out, fmt, limit):
+    """Write the rows a chunk at a time; returns how many rows the limit left out."""
     result = con.execute(statement)
-    kept, shown, wrote_rows = [], 0, False
+    kept, shown, wrote_rows, left_out = [], 0, False, 0
     first = chunk = result.fetch_df_chunk(_CHUNK_VECTORS)
     while len(chunk):
-        if limit is not None and shown + len(chunk) > limit:
+        if limit is not None:
             chunk = chunk.iloc[:limit - shown]
         shown += len(chunk)
         if fmt == "table":
             kept.append(chunk)
-        elif len(chunk):  # csv and json go out as they come
+        else:  # csv and json go out as they come
             out.write(_csv(chunk, header=not wrote_rows) if fmt == "csv" else _json_records(chunk, wrote_rows))
             wrote_rows = True
-        chunk = result.fetch_df_chunk(_CHUNK_VECTORS) if limit is None or shown < limit else None
-        if chunk is None:
+        if limit is not None and shown >= limit:
+            left_out = _count_rows(con, statement) - shown  # a second, cheap run
             break
-    left_out = _count_rows(con, statement) - shown if chunk is None else 0  # a second, cheap run
+        chunk = result.fetch_df_chunk(_CHUNK_VECTORS)
     if fmt == "table":
         frame = pd.concat(kept) if kept else first.iloc[:0]
         explain = statement.type == duckdb.StatementType.EXPLAIN

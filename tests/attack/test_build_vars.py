@@ -5,6 +5,7 @@ import hashlib
 import json
 import re
 
+import duckdb
 import pytest
 
 from srlens import build_vars
@@ -12,6 +13,7 @@ from srlens.build import build
 from srlens.cli import main, parse_var
 from srlens.loaders.load import load_outputs, load_treebank
 from srlens.paths import DBT_PROJECT_DIR
+from srlens.status import status
 from tests.conftest import REPO, entropy_example_conllu
 
 REFUSED = [
@@ -140,7 +142,6 @@ def test_vars_reach_the_sql_as_checked_literals(small_warehouse, tmp_path):
     assert "('x''); drop table raw.sentences; --', 'entropy_example')" in compiled["entropy_dea_correlation.sql"]
     assert "'bleu' as metric" in compiled["suspicious_subtrees.sql"]
     assert "0.4::double as quantile" in compiled["suspicious_subtrees.sql"]
-    import duckdb
     con = duckdb.connect(str(copy), read_only=True)
     try:
         assert con.execute("select count(*) from raw.sentences").fetchone()[0] == 100
@@ -152,6 +153,10 @@ def test_vars_reach_the_sql_as_checked_literals(small_warehouse, tmp_path):
         con.close()
     assert recorded["entropy_corpus"] == {odd: "entropy_example"} and recorded["correlation_alpha"] == 0.0123
     assert recorded["mining_metric"] == "bleu"  # the defaults are passed (and recorded) too
+    # status lists only what differs from the defaults
+    vars_line = next(line for line in status(copy).splitlines() if line.startswith("  vars: "))
+    assert vars_line == ('  vars: correlation_alpha=0.0123, entropy_corpus={"x\'); drop table raw.sentences; --": '
+                         '"entropy_example"}, mining_quantile=0.4')
 
 
 def test_the_readme_table_lists_every_var_with_its_default():
