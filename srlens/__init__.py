@@ -9,3 +9,11 @@ from pathlib import Path as _Path
 
 if not (_Path(__file__).resolve().parent / "loaders").is_dir():
     __path__.append(str(_Path(__file__).resolve().parent.parent))
+
+
+def __getattr__(name):
+    """srlens.connect(path): the read-only sandbox of srlens/sandbox.py, imported (with duckdb) on first use."""
+    if name == "connect":
+        from srlens.sandbox import connect
+        return connect
+    raise AttributeError(f"module 'srlens' has no attribute {name!r}")

@@ -18,7 +18,7 @@ from pathlib import Path
 import duckdb
 
 from srlens.loaders.store import connect, ensure_raw_schema, utc_now, writer_lock
-from srlens import processing
+from srlens import build_vars, processing
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
 from srlens.udfs.bleu import NLTK_COMPAT_VERSION
 
@@ -78,10 +78,11 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
 
     processor: 'stanza' (parse outputs; SPEC section 6) or 'aligned' (no model: map output tokens
     to reference words by form); default $SRLENS_PROCESSOR, else stanza.
-    dbt_vars: further dbt vars (parameters of the marts, see dbt_project.yml).
+    dbt_vars: parameters of the marts (srlens/build_vars.py), checked before anything is done.
     The build is incremental when only runs were loaded since the last one (see `base_state`);
     full_refresh forces every model to be rebuilt from scratch.
     """
+    dbt_vars = build_vars.check(dbt_vars)  # before anything: a refused var changes nothing
     processor = processor or os.environ.get(PROCESSOR_ENV) or "stanza"
     if processor not in PROCESSORS:
         raise BuildError(f"unknown processor {processor!r} (one of {', '.join(PROCESSORS)})")
@@ -97,7 +98,7 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
             shutil.copyfile(f"{warehouse}.wal", f"{building}.wal")
         try:
             started_at, clock = utc_now(), time.monotonic()
-            all_vars = {**(dbt_vars or {}), **prepare(building, processor, stanza_dir, echo)}
+            all_vars = {**prepare(building, processor, stanza_dir, echo), **dbt_vars}
             base, last_base = base_state(building, all_vars, project_dir)
             full = full_refresh or base != last_base
             args = ["build", "--vars", json.dumps(all_vars)]
@@ -117,7 +118,8 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
 
 
 def prepare(building, processor, stanza_dir, echo):
-    """Bring the copy's schemas up to date and parse new outputs; returns dbt vars."""
+    """Bring the copy's schemas up to date and parse new outputs; returns every dbt var (defaults
+    and the ones the build sets itself)."""
     con = connect(building)
     try:
         ensure_raw_schema(con)
@@ -130,7 +132,7 @@ def prepare(building, processor, stanza_dir, echo):
             stanza_processors = {lang: stats["processor"] for lang, stats in parsed["languages"].items()}
     finally:
         con.close()
-    return {"processor": processor, "stanza_processors": stanza_processors,
+    return {**build_vars.defaults(), "processor": processor, "stanza_processors": stanza_processors,
             "bleu_nltk_version": NLTK_COMPAT_VERSION}
 
 

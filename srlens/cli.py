@@ -1,7 +1,6 @@
 """The `srlens` command line (SPEC section 11)."""
 
 import argparse
-import difflib
 import json
 import os
 import sys
@@ -10,18 +9,17 @@ from importlib import metadata
 from pathlib import Path
 
 import duckdb
-import yaml
 
 from srlens.loaders.errors import LoadError, printable
 from srlens.loaders.human import load_human
 from srlens.loaders.rules import load_rules
 from srlens.loaders.load import load_outputs, load_treebank
 from srlens.loaders.outputs_reader import FORMATS
-from srlens import baseline, processing
-from srlens.build import DBT_PROJECT_DIR, PROCESSOR_ENV, PROCESSORS, BuildError, build
+from srlens import baseline, build_vars, processing, sandbox
+from srlens.build import PROCESSOR_ENV, PROCESSORS, BuildError, build
 from srlens.demo import load_demo
 from srlens.mining import subtree_examples
-from srlens.query import QueryRefused, format_frame, run_query
+from srlens.query import FORMATS as OUTPUT_FORMATS, TABLE_LIMIT, QueryRefused, format_frame, write_query
 from srlens.status import mart_names, require_warehouse
 
 DEFAULT_WAREHOUSE = "warehouse/srlens.duckdb"
@@ -46,9 +44,6 @@ SRLENS_STANZA_DIR (build --stanza-dir). Add --debug before the command to see a 
 NEEDS_WAREHOUSE = ("build", "query", "examples", "report", "status", "export-parquet", "baseline")
 # What a name may hold (loaders/names.py), for the help of the options that take one.
 NAMES = "a name: letters, digits and . _ - +"
-# dbt vars that `srlens build` sets itself (see srlens/build.py prepare()).
-BUILD_SETS_VARS = {"processor": "--processor", "stanza_processors": "--stanza-dir",
-                   "bleu_nltk_version": "the installed nltk"}
 
 
 class Parser(argparse.ArgumentParser):
@@ -63,6 +58,16 @@ def version():
         return metadata.version("srlens")
     except metadata.PackageNotFoundError:  # run from a source tree that pip did not install
         return "(not installed)"
+
+
+def positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of rows, 1 or more, got {text!r}")
+    return value
 
 
 def parse_var(text):
@@ -145,8 +150,9 @@ def parser():
                    help=f"folder of stanza models (default: ${processing.STANZA_DIR_ENV}, else stanza's own "
                         "model folder); see README")
     c.add_argument("--var", action="append", default=[], metavar="KEY=VALUE", type=parse_var,
-                   help="set a parameter of the marts (a dbt var listed in dbt_project/dbt_project.yml); "
-                        "VALUE is read as JSON when it parses, else as text; repeat for several. "
+                   help="set a parameter of the marts (" + ", ".join(v.name for v in build_vars.user_vars())
+                        + "; README: Build parameters); VALUE is read as JSON when it parses, else as text, "
+                        "and must be of the parameter's type and range; repeat for several. "
                         "Example: --var mining_quantile=0.1 --var 'lambre_rule_corpora={\"en\": \"en_ewt_train\"}'")
     c.add_argument("--full-refresh", action="store_true",
                    help="rebuild every model from scratch even if only runs changed "
@@ -200,15 +206,21 @@ def parser():
     g.add_argument("--seed", type=int, default=0, help="seed for tie-breaking and random order (default: 0)")
 
     c = sub.add_parser("query", help="run one read-only SQL query",
-                       description="Run one read-only query on the warehouse (opened read-only; anything but "
-                                   "one SELECT is refused). The marts are in the main schema, other layers in "
-                                   "raw, staging and intermediate; sql/examples/ holds recipes. Example: "
+                       description="Run one read-only query on the warehouse. DuckDB itself guards it: the "
+                                   "file is opened read-only, with no access to other files, extensions or "
+                                   "settings, and only one SELECT, WITH, SHOW, DESCRIBE, SUMMARIZE, PIVOT or "
+                                   "EXPLAIN statement is accepted. The marts are in the main schema, other "
+                                   "layers in raw, staging and intermediate; sql/examples/ holds recipes. "
+                                   "Ctrl-C stops a long query. Example: "
                                    "srlens query \"select corpus, mdd_mean from corpus_stats\" --format csv")
-    c.add_argument("sql", help="a single SELECT (or WITH ... SELECT) statement, e.g. "
+    c.add_argument("sql", help="one read-only statement, e.g. \"show tables\", \"describe corpus_stats\" or "
                                "\"$(cat sql/examples/compare_corpora.sql)\"")
-    c.add_argument("--format", default="table", choices=("table", "csv", "json"),
+    c.add_argument("--format", default="table", choices=OUTPUT_FORMATS,
                    help="table (aligned text), csv (with a header row) or json (a list of records); "
                         "default: %(default)s")
+    c.add_argument("--limit", type=positive_int, default=None, metavar="N",
+                   help=f"print at most N rows (default: {TABLE_LIMIT:,} for a table, with a last line "
+                        "saying how many were left out; every row for csv and json)")
     c = sub.add_parser("report", help="write the HTML report (plots and tables, opens offline)",
                        description="Write a self-contained static HTML report of the built warehouse: per "
                                    "campaign and corpus, corpus statistics, submissions ranked by each score, "
@@ -278,7 +290,10 @@ def run(args):
               full_refresh=args.full_refresh)
         say(f"built {args.warehouse}")
     elif args.command == "query":
-        sys.stdout.write(run_query(args.warehouse, args.sql, args.format).rstrip("\n") + "\n")
+        left_out = write_query(args.warehouse, args.sql, sys.stdout, args.format, args.limit)
+        if left_out and args.format != "table":  # a table says so itself; csv and json stay data
+            print(f"srlens: {left_out} more row{'s' if left_out != 1 else ''} left out (--limit {args.limit})",
+                  file=sys.stderr)
     elif args.command == "report":
         from srlens.report import write_report  # matplotlib is only imported when a report is asked for
         say(f"wrote {write_report(args.warehouse, args.out_dir)}")
@@ -296,21 +311,7 @@ def check_warehouse(args):
     if args.command in NEEDS_WAREHOUSE:
         require_warehouse(args.warehouse)
     if args.command == "build":
-        check_vars(dict(args.var))
-
-
-def check_vars(dbt_vars):
-    """A misspelt --var would be ignored by dbt without a word: accept only the vars dbt_project.yml lists."""
-    project_dir = Path(os.environ.get("SRLENS_DBT_PROJECT") or DBT_PROJECT_DIR)
-    known = yaml.safe_load((project_dir / "dbt_project.yml").read_text()).get("vars") or {}
-    for key in dbt_vars:
-        if key in BUILD_SETS_VARS:
-            raise ValueError(f"--var {key} is set by srlens build itself (from {BUILD_SETS_VARS[key]})")
-        if key not in known:
-            close = difflib.get_close_matches(key, known, n=1)
-            hint = f"did you mean {close[0]}? " if close else ""
-            raise ValueError(f"unknown --var {key!r}: {hint}the parameters are listed in "
-                             f"dbt_project/dbt_project.yml ({', '.join(k for k in known if k not in BUILD_SETS_VARS)})")
+        build_vars.check(dict(args.var))  # before the build takes the lock
 
 
 def describe(err, warehouse):
@@ -319,6 +320,8 @@ def describe(err, warehouse):
     line = first if isinstance(err, duckdb.Error) else f"{type(err).__name__}: {first}"
     if isinstance(err, duckdb.CatalogException) and _not_built(warehouse):
         line += " (the warehouse is not built yet: run srlens build)"
+    elif isinstance(err, duckdb.PermissionException):
+        line += " (queries read the warehouse only: no other file, extension or setting)"
     elif "Conflicting lock" in first:
         line += " (another program has the warehouse open, e.g. a BI tool or a load: close it or wait)"
     return line
@@ -326,8 +329,8 @@ def describe(err, warehouse):
 
 def _not_built(warehouse):
     try:
-        con = duckdb.connect(str(warehouse), read_only=True)
-    except duckdb.Error:
+        con = sandbox.connect(warehouse)
+    except (duckdb.Error, OSError):
         return False
     try:
         return not mart_names(con)

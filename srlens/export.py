@@ -23,12 +23,12 @@ def mart_file(out, mart):
 
 def export_parquet(warehouse, out_dir):
     """Write OUT_DIR/<mart>.parquet for each table of the main schema; returns the paths written."""
-    con = open_read_only(warehouse)  # COPY ... TO writes the Parquet file, never the warehouse
+    out = Path(out_dir)
+    con = open_read_only(warehouse, writable_dir=out)  # the sandbox, allowed to write into OUT_DIR only
     try:
         marts = mart_names(con)
         if not marts:
             raise WarehouseError(f"{warehouse} is not built yet (no marts): run srlens build")
-        out = Path(out_dir)
         files = {mart: mart_file(out, mart) for mart in marts}  # every name checked before any file is written
         out.mkdir(parents=True, exist_ok=True)
         paths = []

@@ -6,8 +6,7 @@ The query is the analyst recipe sql/examples/suspicious_subtree_examples.sql its
 
 import re
 
-import duckdb
-
+from srlens import sandbox
 from srlens.paths import SQL_EXAMPLES_DIR
 
 EXAMPLES_SQL = SQL_EXAMPLES_DIR / "suspicious_subtree_examples.sql"
@@ -35,15 +34,17 @@ def subtree_examples(warehouse, view, subtree, submission_id=None, limit=20):
     team, run, sent_id, score, threshold, reference_text, output_text, positions (one list of
     analysis positions per occurrence, top word first), subtree_words (the reference forms at
     those positions), suspicion and is_suspicious of the subtree in that submission (NULL when
-    the subtree is below mining_min_support there). Opens the warehouse read-only.
+    the subtree is below mining_min_support there). Runs in the read-only sandbox
+    (srlens/sandbox.py); the user's text reaches the SQL only as bound parameters.
     """
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r} (one of {', '.join(VIEWS)})")
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         raise ValueError(f"limit must be a positive whole number, got {limit!r}")
-    con = duckdb.connect(str(warehouse), read_only=True)
+    query = sandbox.check_read_only(examples_query())
+    params = {"view": view, "subtree": subtree, "submission_id": submission_id, "per_submission": limit}
+    con = sandbox.connect(warehouse)
     try:
-        return con.execute(examples_query(), {"view": view, "subtree": subtree, "submission_id": submission_id,
-                                              "per_submission": limit}).df()
+        return sandbox.interruptible(con, lambda: con.execute(query, params).df())
     finally:
         con.close()

@@ -1,42 +1,110 @@
-"""`srlens query`: one read-only SQL query, printed as a table, CSV or JSON."""
+"""`srlens query`: one read-only SQL query, printed as a table, CSV or JSON.
+
+The query runs in the sandbox (srlens/sandbox.py): DuckDB itself refuses writes and file access.
+Rows are fetched from DuckDB's result stream a chunk at a time, and the rows a limit leaves out
+are counted inside DuckDB, so a table of the first 1,000 rows of a billion-row result holds a few
+thousand rows in memory, not a billion (bench/query_limit.py).
+"""
+
+import io
 
 import duckdb
-import sqlglot
-from sqlglot import exp
+import pandas as pd
 
-READ_ONLY_ROOTS = (exp.Query, exp.Describe)
+from srlens import sandbox
+from srlens.sandbox import QueryRefused, check_read_only  # noqa: F401 (the names callers import)
+from srlens.status import require_warehouse
+
+FORMATS = ("table", "csv", "json")
+TABLE_LIMIT = 1000  # rows a table shows unless --limit says otherwise
+_CHUNK_VECTORS = 8  # DuckDB vectors (2,048 rows each) fetched at a time
 
 
-class QueryRefused(Exception):
-    pass
+def write_query(warehouse, sql, out, fmt="table", limit=None):
+    """Run one read-only query and write its rows to the text stream `out`.
 
-
-def check_read_only(sql):
-    """Accept exactly one SELECT-like statement (checked with sqlglot); refuse anything else."""
+    limit: at most this many rows; None means TABLE_LIMIT for a table and no limit for csv/json.
+    Returns how many rows were left out (a table also says so in its last line).
+    Ctrl-C interrupts the query (KeyboardInterrupt).
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise ValueError(f"--limit must be a whole number of rows, 1 or more, got {limit!r}")
+    statement = check_read_only(sql)
+    if limit is None and fmt == "table":
+        limit = TABLE_LIMIT
+    con = sandbox.connect(require_warehouse(warehouse))
     try:
-        statements = [s for s in sqlglot.parse(sql, read="duckdb") if s is not None]
-    except sqlglot.errors.ParseError as err:
-        raise QueryRefused(f"cannot parse the query: {str(err).splitlines()[0]}") from None
-    if len(statements) != 1:
-        raise QueryRefused(f"expected exactly one statement, found {len(statements)}")
-    statement = statements[0]
-    if not isinstance(statement, READ_ONLY_ROOTS):
-        raise QueryRefused(f"only read-only queries are allowed (this is a {statement.key.upper()} statement)")
-    for node in statement.walk():
-        if isinstance(node, (exp.DML, exp.DDL, exp.Command)):
-            raise QueryRefused(f"only read-only queries are allowed (found {node.key.upper()})")
-    return statement
-
-
-def run_query(warehouse, sql, fmt="table"):
-    """The query's result formatted as text."""
-    check_read_only(sql)
-    con = duckdb.connect(str(warehouse), read_only=True)  # and DuckDB refuses writes too
-    try:
-        frame = con.execute(sql).df()
+        return sandbox.interruptible(con, lambda: _stream(con, statement, out, fmt, limit))
     finally:
         con.close()
-    return format_frame(frame, fmt)
+
+
+def run_query(warehouse, sql, fmt="table", limit=None):
+    """The query's result formatted as text (see write_query)."""
+    out = io.StringIO()
+    write_query(warehouse, sql, out, fmt, limit)
+    return out.getvalue()
+
+
+def _stream(con, statement, out, fmt, limit):
+    """Write the rows a chunk at a time; returns how many rows the limit left out."""
+    result = con.execute(statement)
+    kept, shown, wrote_rows, left_out = [], 0, False, 0
+    first = chunk = result.fetch_df_chunk(_CHUNK_VECTORS)
+    while len(chunk):
+        if limit is not None:
+            chunk = chunk.iloc[:limit - shown]
+        shown += len(chunk)
+        if fmt == "table":
+            kept.append(chunk)
+        else:  # csv and json go out as they come
+            out.write(_csv(chunk, header=not wrote_rows) if fmt == "csv" else _json_records(chunk, wrote_rows))
+            wrote_rows = True
+        if limit is not None and shown >= limit:
+            left_out = _count_rows(con, statement) - shown  # a second, cheap run
+            break
+        chunk = result.fetch_df_chunk(_CHUNK_VECTORS)
+    if fmt == "table":
+        frame = pd.concat(kept) if kept else first.iloc[:0]
+        explain = statement.type == duckdb.StatementType.EXPLAIN
+        out.write(_explain_text(frame) if explain and len(frame) else format_frame(frame, "table").rstrip("\n") + "\n")
+        if left_out:
+            out.write(f"({left_out} more row{'s' if left_out != 1 else ''} not shown: --limit N shows more, "
+                      f"--format csv or json shows all)\n")
+    elif fmt == "csv" and not wrote_rows:
+        out.write(_csv(first.iloc[:0], header=True))
+    elif fmt == "json":
+        out.write("\n]\n" if wrote_rows else "[]\n")
+    return left_out
+
+
+def _count_rows(con, statement):
+    """All rows of the statement's result, counted inside DuckDB (none is converted for Python)."""
+    con.abort()  # the rest of the first run's rows are not needed
+    try:
+        return con.sql(statement.query).aggregate("count(*)").fetchall()[0][0]
+    except duckdb.Error:  # not countable as a relation: run it again and count the chunks
+        result, rows = con.execute(statement), 0
+        while len(chunk := result.fetch_df_chunk(_CHUNK_VECTORS)):
+            rows += len(chunk)
+        return rows
+
+
+def _csv(frame, header):
+    return frame.to_csv(index=False, header=header)
+
+
+def _json_records(frame, more):
+    """A chunk's records for the one JSON list written across chunks: `[` first, `,` between."""
+    body = frame.to_json(orient="records", force_ascii=False, indent=2, date_format="iso").strip()
+    return ("," if more else "[") + body[1:-1].rstrip()
+
+
+def _explain_text(frame):
+    """EXPLAIN's plan as DuckDB draws it (its last column), not squeezed into a table cell."""
+    return "\n".join(str(value).rstrip("\n") for value in frame.iloc[:, -1]) + "\n"
 
 
 def format_frame(frame, fmt):
@@ -44,7 +112,7 @@ def format_frame(frame, fmt):
     if fmt == "csv":
         return frame.to_csv(index=False)
     if fmt == "json":
-        return frame.to_json(orient="records", force_ascii=False, indent=2)
+        return frame.to_json(orient="records", force_ascii=False, indent=2, date_format="iso")
     if fmt == "table":
         return frame.to_string(index=False) if len(frame) else f"(no rows; columns: {', '.join(frame.columns)})"
     raise ValueError(f"unknown format {fmt!r}")

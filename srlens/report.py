@@ -644,8 +644,7 @@ nav .l3 { margin-left: 1.5em; }
 
 
 def open_warehouse(warehouse):
-    con = open_read_only(warehouse)
-    con.execute("set enable_progress_bar = false")  # progress goes to stderr, a line per section
+    con = open_read_only(warehouse)  # the sandbox (no progress bar: progress is a line per section)
     missing = [m for m in REQUIRED_MARTS if m not in mart_names(con)]
     if missing:
         con.close()

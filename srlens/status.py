@@ -3,11 +3,10 @@
 import json
 from pathlib import Path
 
-import duckdb
 import pandas as pd
 
-# Vars every build passes itself; the rest were set by the user with --var.
-BUILD_OWN_VARS = ("processor", "stanza_processors", "bleu_nltk_version")
+from srlens import build_vars, sandbox
+
 
 
 class WarehouseError(ValueError):
@@ -23,9 +22,9 @@ def require_warehouse(warehouse):
     return path
 
 
-def open_read_only(warehouse):
-    """A read-only connection to an existing warehouse."""
-    return duckdb.connect(str(require_warehouse(warehouse)), read_only=True)
+def open_read_only(warehouse, writable_dir=None):
+    """A read-only connection to an existing warehouse: the sandbox of srlens/sandbox.py."""
+    return sandbox.connect(require_warehouse(warehouse), writable_dir)
 
 
 def mart_names(con):
@@ -131,7 +130,9 @@ def _build_lines(info):
         return ["last build: not built yet; run srlens build"]
     dbt_vars = json.loads(last["dbt_vars"])
     models = dbt_vars.get("stanza_processors") or {}
-    user_vars = {k: v for k, v in dbt_vars.items() if k not in BUILD_OWN_VARS}
+    # The vars a user set to something else than the default (a build passes dbt every var).
+    user_vars = {v.name: dbt_vars[v.name] for v in build_vars.user_vars()
+                 if v.name in dbt_vars and dbt_vars[v.name] != v.default}
     lines = [
         f"last build: {_when(last['started_at'])}, {last['seconds']:.1f} s, "
         f"{'full' if last.get('full_refresh', True) else 'incremental (changed runs only)'}, "

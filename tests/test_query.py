@@ -2,6 +2,10 @@
 
 import io
 import json
+import signal
+import subprocess
+import sys
+import time
 
 import pandas as pd
 import pytest
@@ -15,6 +19,8 @@ EXAMPLES = sorted((REPO / "sql" / "examples").glob("*.sql"))
 
 @pytest.mark.parametrize("sql", [
     "drop table corpus_stats",
+    "select 1 `--` ; copy (select 42 as x) to 'out.csv'",
+    "explain analyze copy corpus_stats to 'out.csv'",
     "insert into corpus_stats select * from corpus_stats",
     "update corpus_stats set sentences = 0",
     "delete from raw.sentences",
@@ -30,9 +36,15 @@ def test_anything_but_one_read_only_query_is_refused(sql):
         check_read_only(sql)
 
 
-def test_select_and_cte_are_accepted():
-    check_read_only("with t as (select 1 as a) select a from t")
-    check_read_only("select corpus from corpus_stats union all select corpus from corpus_stats")
+@pytest.mark.parametrize("sql", [
+    "with t as (select 1 as a) select a from t",
+    "select corpus from corpus_stats union all select corpus from corpus_stats",
+    "show tables", "describe corpus_stats", "summarize corpus_stats", "explain select 1",
+    "explain analyze select 1", "pivot corpus_stats on corpus using sum(sentences)", "from corpus_stats",
+    "/* a comment */ select 1; -- and another",
+])
+def test_reads_are_accepted(sql):
+    check_read_only(sql)
 
 
 def test_csv_and_json_round_trip_the_values(built_warehouse):
@@ -54,7 +66,84 @@ def test_cli_query_prints_a_table(built_warehouse, capsys):
 
 def test_cli_refusal_is_one_line(built_warehouse, capsys):
     assert main(["--warehouse", str(built_warehouse), "query", "drop table corpus_stats"]) == 2
-    assert capsys.readouterr().err == "srlens: error: only read-only queries are allowed (this is a DROP statement)\n"
+    assert capsys.readouterr().err == ("srlens: error: only read-only queries are allowed, not DROP (a query starts "
+                                       "with SELECT, WITH, FROM, SHOW, DESCRIBE, SUMMARIZE, PIVOT, UNPIVOT, VALUES, "
+                                       "TABLE or EXPLAIN)\n")
+
+
+# --- row limits --------------------------------------------------------------------------------
+
+def test_table_shows_1000_rows_and_says_how_many_were_left_out(built_warehouse, capsys):
+    assert main(["--warehouse", str(built_warehouse), "query", "select range as n from range(25000)"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].strip() == "n" and [int(x) for x in lines[1:-1]] == list(range(1000))
+    assert lines[-1] == "(24000 more rows not shown: --limit N shows more, --format csv or json shows all)"
+
+
+def test_table_limit_option(built_warehouse, capsys):
+    assert main(["--warehouse", str(built_warehouse), "query", "select range as n from range(10)", "--limit", "3"]) == 0
+    assert [line.strip() for line in capsys.readouterr().out.split("\n")[1:]] == [
+        "0", "1", "2", "(7 more rows not shown: --limit N shows more, --format csv or json shows all)", ""]
+
+
+def test_table_within_the_limit_has_no_note(built_warehouse, capsys):
+    assert main(["--warehouse", str(built_warehouse), "query", "select range as n from range(1000)"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].strip() == "999"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_csv_and_json_have_every_row_unless_limited(built_warehouse, fmt):
+    sql = "select range as n, 'x' || range as s from range(50000)"  # several DuckDB chunks
+    text = run_query(built_warehouse, sql, fmt)
+    rows = pd.read_csv(io.StringIO(text)) if fmt == "csv" else pd.DataFrame(json.loads(text))
+    assert list(rows.n) == list(range(50000)) and list(rows.s[:2]) == ["x0", "x1"]
+    limited = run_query(built_warehouse, sql, fmt, limit=5)
+    rows = pd.read_csv(io.StringIO(limited)) if fmt == "csv" else pd.DataFrame(json.loads(limited))
+    assert list(rows.n) == [0, 1, 2, 3, 4]
+
+
+def test_csv_limit_notice_goes_to_stderr(built_warehouse, capsys):
+    assert main(["--warehouse", str(built_warehouse), "query", "select range as n from range(10)", "--format", "csv",
+                 "--limit", "4"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "n\n0\n1\n2\n3\n" and err == "srlens: 6 more rows left out (--limit 4)\n"
+
+
+@pytest.mark.parametrize("fmt, expected", [("table", "(no rows; columns: n)\n"), ("csv", "n\n"), ("json", "[]\n")])
+def test_empty_result(built_warehouse, fmt, expected):
+    assert run_query(built_warehouse, "select 1 as n where false", fmt) == expected
+
+
+@pytest.mark.parametrize("limit", ["0", "-3", "many"])
+def test_bad_limit_is_a_usage_error(built_warehouse, limit, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--warehouse", str(built_warehouse), "query", "select 1", "--limit", limit])
+    assert stop.value.code == 2
+    assert "expected a whole number of rows, 1 or more" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_a_long_query_in_one_line(built_warehouse):
+    # A real SIGINT to a real process; the query would run for hours. The child says when it has
+    # imported srlens, so the signal arrives while the query runs, not during start-up.
+    code = ("import sys; from srlens.cli import main; print('ready', file=sys.stderr, flush=True); "
+            "sys.exit(main(sys.argv[1:]))")
+    sql = "select count(*) from range(100000000) a, range(100000000) b where a.range + b.range = -1"
+    child = subprocess.Popen([sys.executable, "-c", code, "--warehouse", str(built_warehouse), "query", sql],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stderr.readline() == "ready\n"
+        time.sleep(1)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert (child.returncode, out, err) == (130, "", "srlens: interrupted\n")
+
+
+def test_examples_and_query_share_the_sandbox(built_warehouse):
+    # The recipe behind `srlens examples` passes the same statement check as any user query.
+    from srlens.mining import examples_query
+    assert check_read_only(examples_query()).type.name == "SELECT"
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])

@@ -2,8 +2,7 @@
 -- by default the language's corpus with the most sentences (normally its train split; ties:
 -- the first corpus name); the dbt var lambre_rule_corpora ({"en": "en_ewt_train"}) overrides
 -- it per language. min_count is SPEC's agreement count threshold for the treebank's size.
-{% set chosen = var('lambre_rule_corpora', {}) %}
-{% if chosen is string %}{% set chosen = fromjson(chosen) %}{% endif %}
+{% set chosen = mapping_var('lambre_rule_corpora') %}
 
 with largest as (
     select language, corpus
@@ -14,8 +13,8 @@ with largest as (
 named as (
     {% if chosen %}
     select * from (values
-        {% for language, corpus in chosen.items() %}
-        ('{{ language | replace("'", "''") }}', '{{ corpus | replace("'", "''") }}'){{ ',' if not loop.last }}
+        {% for language, corpus in chosen %}
+        ({{ string_literal(language) }}, {{ string_literal(corpus) }}){{ ',' if not loop.last }}
         {% endfor %}
     ) as v(language, corpus)
     {% else %}

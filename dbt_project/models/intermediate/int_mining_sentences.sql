@@ -4,13 +4,10 @@
 -- q-quantile of that score, by linear interpolation (DuckDB quantile_cont, numpy's default
 -- 'linear'); sentences tied at the threshold are all FAIL. Every sentence_scores column is
 -- "higher is better", so the low end is the failing end.
-{%- set metric = var('mining_metric', 'bleu') %}
-{%- set quantile = var('mining_quantile', 0.25) %}
+{%- set metric = var('mining_metric') %}
+{%- set quantile = number_var('mining_quantile') %}
 {%- if not modules.re.fullmatch('[A-Za-z_][A-Za-z0-9_]*', metric | string) %}
     {{ exceptions.raise_compiler_error("mining_metric must be a column of sentence_scores, got '" ~ metric ~ "'") }}
-{%- endif %}
-{%- if not modules.re.fullmatch('(0(\.[0-9]+)?|1(\.0*)?|\.[0-9]+)', quantile | string) %}
-    {{ exceptions.raise_compiler_error("mining_quantile must be a number between 0 and 1, got '" ~ quantile ~ "'") }}
 {%- endif %}
 {%- if execute %}
     {%- set columns = adapter.get_columns_in_relation(ref('sentence_scores')) | map(attribute='name')

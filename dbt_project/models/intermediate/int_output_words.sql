@@ -5,8 +5,8 @@
 --   processor 'aligned': each whitespace token mapped to the reference word with the
 --     same form (case-insensitive, k-th occurrence to k-th), taking its lemma and tags;
 --     an unmatched token keeps its lower-cased form as lemma.
-{% set processor = var('processor', 'aligned') %}
-{% set stanza_processors = var('stanza_processors', {}) %}
+{% set processor = var('processor') %}
+{% set stanza_processors = mapping_var('stanza_processors') %}
 
 with outputs as (
     select o.submission_id, o.sent_idx, o.output_text, s.corpus, s.format, t.language
@@ -28,8 +28,8 @@ parsed_by_user as (
 -- The processor id in use for each language (set by srlens build; may be empty).
 current_processors as (
     select null::varchar as language, null::varchar as processor where false
-    {% for language, processor_id in stanza_processors.items() %}
-    union all select '{{ language }}', '{{ processor_id }}'
+    {% for language, processor_id in stanza_processors %}
+    union all select {{ string_literal(language) }}, {{ string_literal(processor_id) }}
     {% endfor %}
 ),
 

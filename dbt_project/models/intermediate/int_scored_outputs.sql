@@ -30,7 +30,7 @@ select
     coalesce(r.ref_lemmas, []::varchar[]) as ref_lemmas,
     coalesce(r.ref_heads, []::integer[]) as ref_heads,
     coalesce(w.out_lemmas, []::varchar[]) as out_lemmas,  -- empty output: no words
-    coalesce(p.processor, '{{ var("processor", "aligned") }}') as processor
+    coalesce(p.processor, {{ string_literal(var("processor")) }}) as processor
 from {{ ref('stg_outputs') }} o
 join {{ ref('stg_submissions') }} s using (submission_id)
 left join reference r on r.corpus = s.corpus and r.sent_idx = o.sent_idx

@@ -4,12 +4,12 @@
 -- another loaded corpus, e.g. --var 'entropy_corpus={"en_ewt_test": "en_ewt_train"}' (SPEC 2 allows a
 -- train split). Relations without an entropy in that corpus are left out; relations counts the rest.
 -- rho and p are NULL below 3 relations or when either side is constant.
-{%- set mapping = var('entropy_corpus', {}) %}
+{%- set mapping = mapping_var('entropy_corpus') %}
 
 with mapping(corpus, entropy_corpus) as (
     {%- if mapping %}
-    values {% for corpus, other in mapping.items() -%}
-        ('{{ corpus | replace("'", "''") }}', '{{ other | replace("'", "''") }}'){{ ', ' if not loop.last }}
+    values {% for corpus, other in mapping -%}
+        ({{ string_literal(corpus) }}, {{ string_literal(other) }}){{ ', ' if not loop.last }}
     {%- endfor %}
     {%- else %}
     select null::varchar, null::varchar where false

@@ -5,7 +5,7 @@
 -- value in the submission (so no fluency/adequacy pairs without human judgments); rho and p are
 -- NULL when n < 3 or a variable is constant over the pair's sentences (then the pair is not
 -- one of the Holm family, holm_tests).
-{%- set alpha = var('correlation_alpha', 0.05) %}
+{%- set alpha = number_var('correlation_alpha') %}
 
 with vals as (
     select * from {{ ref('int_corr_sentence_values') }}

@@ -6,7 +6,7 @@
 -- share var projectivity_min_nonprojective_share (default 0.05) of those sentences; otherwise
 -- u and p_value are NULL, tested is false and skipped_reason says why (counts and medians are
 -- still given).
-{%- set threshold = var('projectivity_min_nonprojective_share', 0.05) %}
+{%- set threshold = number_var('projectivity_min_nonprojective_share') %}
 {%- set scores = {'bleu': 'bleu', 'fluency': 'fluency_z', 'adequacy': 'adequacy_z'} %}
 
 with sentences as (

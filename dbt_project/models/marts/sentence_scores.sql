@@ -32,7 +32,7 @@ select
     u.acc.reorder_accuracy,
     l.rule_score,   -- L'AMBRE (SPEC 9); NULL for a missing sentence or a run without a parse
     x.processor,
-    '{{ var("bleu_nltk_version") }}' as bleu_nltk_version,
+    {{ string_literal(var("bleu_nltk_version")) }} as bleu_nltk_version,
     h.fluency_z,   -- mean annotator z-score (SPEC 10); NULL where no human judged the sentence
     h.adequacy_z
 from {{ ref('stg_outputs') }} o

@@ -14,10 +14,7 @@
 -- How it is counted (fast at campaign scale): C(f) is the treebank's count minus the sentences
 -- the submission leaves out (missing, or NULL score), and only FAIL sentences are joined with the
 -- subtrees, by integer keys. PASS counts follow: C(!f|P) = |PASS| - (C(f) - C(f|F)).
-{%- set min_support = var('mining_min_support', 2) %}
-{%- if not modules.re.fullmatch('[0-9]+', min_support | string) %}
-    {{ exceptions.raise_compiler_error("mining_min_support must be a whole number, got '" ~ min_support ~ "'") }}
-{%- endif %}
+{%- set min_support = number_var('mining_min_support') %}
 
 with
 
@@ -118,8 +115,8 @@ select
     c.failures,
     c.failures / c.sentences as failure_rate,
     c.threshold,
-    '{{ var("mining_metric", "bleu") }}' as metric,
-    {{ var("mining_quantile", 0.25) }}::double as quantile,
+    {{ string_literal(var("mining_metric")) }} as metric,
+    {{ number_var("mining_quantile") }}::double as quantile,
     0.5 * (
         c.c_f_fail / c.c_f * ln(c.c_f)
         + case when c.c_not_f > 0 then c.c_not_f_pass / c.c_not_f * ln(c.c_not_f) else 0 end

@@ -1,0 +1,127 @@
+"""The parameters of the marts (dbt vars): each one declared here, once, with what it accepts.
+
+`srlens build` checks every --var against this table before dbt starts (a refused build touches
+nothing) and passes dbt every var, the defaults filled in. The models read them through the
+macros of dbt_project/macros/vars.sql, which render a number as a number and text as a quoted
+string literal, so no value ever reaches the SQL as text to run.
+"""
+
+import difflib
+import json
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from srlens.udfs.bleu import NLTK_COMPAT_VERSION
+
+# The sentence_scores columns that can split FAIL from PASS sentences (all "higher is better").
+SCORE_COLUMNS = ("bleu", "dea", "simple_string_accuracy", "generation_string_accuracy", "simple_tree_accuracy",
+                 "generation_tree_accuracy", "understandability_accuracy", "quality_accuracy",
+                 "reorder_accuracy", "rule_score", "fluency_z", "adequacy_z")
+MAX_NAME = 200  # characters of a corpus or language name in a mapping var
+
+
+def _number_in(low, high, open_low, open_high):
+    def check(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        if value < low or value > high or (open_low and value == low) or (open_high and value == high):
+            return None
+        return value
+    return check
+
+
+def _whole_number_from(low):
+    def check(value):
+        return value if isinstance(value, int) and not isinstance(value, bool) and value >= low else None
+    return check
+
+
+def _one_of(choices):
+    return lambda value: value if isinstance(value, str) and value in choices else None
+
+
+def _text(value):
+    return (isinstance(value, str) and 0 < len(value) <= MAX_NAME
+            and all(c.isprintable() for c in value))
+
+
+def _name_map(value):
+    if not isinstance(value, dict) or not all(_text(k) and _text(v) for k, v in value.items()):
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+    default: object
+    accepts: str                        # what the var takes, for errors and the README
+    check: Callable[[object], object]   # the value to pass to dbt, or None when refused
+    meaning: str
+    set_by: str = ""                    # srlens build sets it itself, from this
+
+
+VARS = (
+    Var("mining_metric", "bleu", "one of " + ", ".join(SCORE_COLUMNS), _one_of(SCORE_COLUMNS),
+        "error mining (SPEC 8): the sentence_scores column whose low end is FAIL"),
+    Var("mining_quantile", 0.25, "a number from 0 to 1", _number_in(0, 1, False, False),
+        "FAIL = sentences scoring at or below this quantile of their run (linear interpolation)"),
+    Var("mining_min_support", 2, "a whole number, 1 or more", _whole_number_from(1),
+        "a subtree needs C(f) >= this to be suspicious"),
+    Var("lambre_rule_corpora", {}, 'a JSON object of language to corpus names, e.g. {"en": "en_ewt_train"}',
+        _name_map, "L'AMBRE (SPEC 9): the corpus to extract a language's rules from (default: its largest)"),
+    Var("correlation_alpha", 0.05, "a number between 0 and 1, both excluded, e.g. 0.05",
+        _number_in(0, 1, True, True), "correlations (SPEC 10): significant = p_holm < alpha"),
+    Var("projectivity_min_nonprojective_share", 0.05, "a number from 0 to 1", _number_in(0, 1, False, False),
+        "Mann-Whitney test only where non-projective sentences exceed this share"),
+    Var("entropy_corpus", {}, 'a JSON object of corpus to corpus names, e.g. {"en_ewt_test": "en_ewt_train"}',
+        _name_map, "the corpus whose relation entropy a corpus's runs are compared with (default: its own)"),
+    Var("processor", "aligned", "aligned or stanza", _one_of(("aligned", "stanza")),
+        "how output sentences became words", set_by="--processor"),
+    Var("stanza_processors", {}, "a JSON object of language to stanza processor ids", _name_map,
+        "the stanza models used, by language", set_by="--stanza-dir"),
+    Var("bleu_nltk_version", NLTK_COMPAT_VERSION, "a version number", lambda v: v if _text(v) else None,
+        "the nltk whose BLEU arithmetic udfs/bleu.py reproduces", set_by="the installed nltk"),
+)
+BY_NAME = {v.name: v for v in VARS}
+
+
+class VarError(ValueError):
+    """A --var that cannot be used: one line naming it and what it accepts."""
+
+
+def defaults():
+    return {v.name: v.default for v in VARS}
+
+
+def user_vars():
+    return [v for v in VARS if not v.set_by]
+
+
+def check(given):
+    """The --var values as dbt gets them; VarError for an unknown var, one the build sets, or a bad value."""
+    checked = {}
+    for name, value in (given or {}).items():
+        var = BY_NAME.get(name)
+        if var is None:
+            names = [v.name for v in user_vars()]
+            close = difflib.get_close_matches(name, names, n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise VarError(f"unknown --var {name!r}: {hint}the parameters are {', '.join(names)} "
+                           "(README: Build parameters)")
+        if var.set_by:
+            raise VarError(f"--var {name} is set by srlens build itself (from {var.set_by})")
+        value_ok = var.check(value)
+        if value_ok is None:
+            hint = " (write a decimal point, not a comma)" if isinstance(value, str) and "," in value \
+                and var.accepts.startswith("a number") else ""
+            raise VarError(f"--var {name}={_shown(value)}: {name} takes {var.accepts}{hint}")
+        checked[name] = value_ok
+    return checked
+
+
+def _shown(value):
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= 60 else text[:57] + "..."
