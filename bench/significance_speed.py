@@ -1,6 +1,7 @@
 """Time the analyst marts of SPEC 12 (significance, buckets, examples) at two scales.
 
     python bench/significance_speed.py [--runs 10] [--work DIR] [--doc]
+    python bench/significance_speed.py --render WORK/significance_speed.json   # section from saved figures
 
 1. the bundled demo (2 corpora x 8 runs x 200 sentences, baselines included);
 2. en_ewt test (2,077 sentences) with --runs deterministic perturbed runs (the demo generator's
@@ -27,6 +28,7 @@ sys.path.insert(0, str(REPO / "demo"))
 
 from benchmarks_doc import write_section  # noqa: E402
 
+SECTION = "Significance, buckets and examples (SPEC 12)"
 MODELS = ["int_significance_sentences", "int_significance_pairs", "int_resample_weights",
           "int_submission_resample_sums", "int_pair_resample_sums", "int_submission_intervals",
           "pairwise_significance", "int_language_frequencies", "bucket_scores", "error_examples"]
@@ -35,7 +37,7 @@ MODELS = ["int_significance_sentences", "int_significance_pairs", "int_resample_
 def perturbed_runs(treebank, out_dir, runs):
     import make_demo
 
-    sentences = make_demo.read_conllu(treebank)
+    sentences = list(make_demo.read_conllu(treebank))
     files = []
     for r in range(runs):
         kind = make_demo.RUNS[1 + r % (len(make_demo.RUNS) - 1)]  # every kind but gold
@@ -135,7 +137,11 @@ def main():
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--work", help="folder for the warehouses (default: a temporary one)")
     p.add_argument("--doc", action="store_true", help="write the section of docs/benchmarks.md")
+    p.add_argument("--render", metavar="JSON", help="only write the section from a saved significance_speed.json")
     args = p.parse_args()
+    if args.render:
+        write_section(SECTION, render(json.loads(Path(args.render).read_text())))
+        return
     shared = Path(os.environ.get("SRLENS_SHARED_DIR", REPO.parent / "shared"))
     en_ewt_test = shared / "ud" / "en_ewt" / "en_ewt-ud-test.conllu"
 
@@ -157,7 +163,7 @@ def main():
     print(body)
     (Path(args.work or ".") / "significance_speed.json").write_text(json.dumps(results, indent=1))
     if args.doc:
-        write_section("Significance, buckets and examples (SPEC 12)", body)
+        write_section(SECTION, body)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@
 -- Ties end in treebank order (sent_idx), so the ranks are deterministic. missed_edges lists every
 -- missed reference edge of the sentence (all relations), in reference order.
 {%- set k = var('examples_per_key', 5) %}
-{%- set max_subtrees = var('examples_max_subtrees', 100) %}
+{%- set max_subtrees = var('examples_max_subtrees', 25) %}
 {%- if not modules.re.fullmatch('[0-9]+', k | string) or k | int < 1 %}
     {{ exceptions.raise_compiler_error("examples_per_key must be a whole number >= 1, got '" ~ k ~ "'") }}
 {%- endif %}
