@@ -37,6 +37,13 @@ def _whole_number_from(low):
     return check
 
 
+def _ascending_numbers(value):
+    if not isinstance(value, list) or not value or not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in value):
+        return None
+    return value if all(a < b for a, b in zip(value, value[1:])) else None
+
+
 def _one_of(choices):
     return lambda value: value if isinstance(value, str) and value in choices else None
 
@@ -77,6 +84,27 @@ VARS = (
         "Mann-Whitney test only where non-projective sentences exceed this share"),
     Var("entropy_corpus", {}, 'a JSON object of corpus to corpus names, e.g. {"en_ewt_test": "en_ewt_train"}',
         _name_map, "the corpus whose relation entropy a corpus's runs are compared with (default: its own)"),
+    Var("bootstrap_samples", 1000, "a whole number, 1 or more", _whole_number_from(1),
+        "significance (SPEC 12): B, paired-bootstrap samples (numpy default_rng(seed).choice(n, (B, n)))"),
+    Var("bootstrap_seed", 12345, "a whole number, 0 or more", _whole_number_from(0),
+        "the seed of every draw, bootstrap and approximate randomization"),
+    Var("ar_samples", 1000, "a whole number, 1 or more", _whole_number_from(1),
+        "R, approximate-randomization trials (sacrebleu's default is 10,000)"),
+    Var("significance_alpha", 0.05, "a number between 0 and 1, both excluded, e.g. 0.05",
+        _number_in(0, 1, True, True), "pairwise_significance names a winner when p_value < alpha"),
+    *(Var(f"bucket_{dimension}", bounds, "a JSON list of numbers in ascending order, e.g. " + json.dumps(bounds),
+          _ascending_numbers, f"bucket_scores (SPEC 12): lower bounds of the {dimension} buckets ({unit})")
+      for dimension, bounds, unit in (
+          ("sentence_length", [0, 6, 11, 21, 41], "analysis-tree words: 0-5, 6-10, 11-20, 21-40, 41+"),
+          ("tree_depth", [0, 3, 5, 7], "edges from the root: 0-2, 3-4, 5-6, 7+"),
+          ("mean_dependency_distance", [0, 2, 3, 4], "words: <2, 2-3, 3-4, 4+"),
+          ("mean_flux_weight", [0, 1, 1.5, 2], "edges: <1, 1-1.5, 1.5-2, 2+"),
+          ("relation_frequency", [0, 100, 1000, 10000], "edges of the relation in the language's largest treebank"),
+          ("word_frequency", [0, 1, 2, 10, 100, 1000], "occurrences of the lemma in that treebank"))),
+    Var("examples_per_key", 5, "a whole number, 1 or more", _whole_number_from(1),
+        "error_examples: k, the worst sentences kept per (run, relation) and (run, subtree)"),
+    Var("examples_max_subtrees", 25, "a whole number, 0 or more", _whole_number_from(0),
+        "error_examples: per run and view, the most suspicious subtrees that get examples"),
     Var("processor", "aligned", "aligned or stanza", _one_of(("aligned", "stanza")),
         "how output sentences became words", set_by="--processor"),
     Var("stanza_processors", {}, "a JSON object of language to stanza processor ids", _name_map,

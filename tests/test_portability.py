@@ -23,10 +23,14 @@ MODELS = sorted(p.stem for p in (DBT_PROJECT_DIR / "models").rglob("*.sql"))
 
 # Model -> the Python UDFs it calls. Another engine needs each of these (docs/scaling.md).
 UDF_MODELS = {
+    "bucket_scores": {"srlens_bleu_from_stats"},
     "entropy_dea_correlation": {"srlens_spearman"},
+    "int_resample_weights": {"srlens_bootstrap_counts", "srlens_ar_swaps"},
     "int_sentence_flux_weight": {"srlens_mean_flux_weight"},
     "int_sentence_udf_scores": {"srlens_accuracies", "srlens_bleu_stats", "srlens_bleu_from_stats"},
+    "int_submission_intervals": {"srlens_bleu_from_stats"},
     "metric_correlations": {"srlens_spearman"},
+    "pairwise_significance": {"srlens_bleu_from_stats"},
     "projectivity_tests": {"srlens_mannwhitney"},
     "submission_scores": {"srlens_bleu_from_stats"},
 }
@@ -39,8 +43,10 @@ UDF_MODELS = {
 SPARK_GAPS = {
     "entropy_dea_correlation": {"order dropped"},
     "int_lambre_argstruct_candidates": {"order dropped"},
+    "error_examples": {"order dropped"},
     "int_lambre_checks": {"function list_has_all"},
     "int_output_words": {"two generators"},
+    "int_resample_weights": {"function _u", "two generators"},
     "int_scored_outputs": {"order dropped"},
     "int_sentence_flux_weight": {"order dropped"},
     "int_subtrees": {"order dropped"},

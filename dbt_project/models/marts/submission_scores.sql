@@ -28,8 +28,15 @@ select
     avg(reorder_accuracy) as reorder_accuracy_mean,
     avg(sentences.rule_score) as rule_score_mean,
     any_value(r.rule_score) as rule_score,  -- L'AMBRE corpus level: mean over rules of pooled ratios
+    any_value(ci.corpus_bleu_ci_low) as corpus_bleu_ci_low,  -- SPEC 12 bootstrap intervals
+    any_value(ci.corpus_bleu_ci_high) as corpus_bleu_ci_high,
+    any_value(ci.corpus_bleu_boot_mean) as corpus_bleu_boot_mean,
+    any_value(ci.dea_ci_low) as dea_ci_low,
+    any_value(ci.dea_ci_high) as dea_ci_high,
+    any_value(ci.dea_boot_mean) as dea_boot_mean,
     any_value(processor) as processor,
     any_value(bleu_nltk_version) as bleu_nltk_version
 from sentences
 left join {{ ref('int_lambre_submission_scores') }} r using (submission_id)
+left join {{ ref('int_submission_intervals') }} ci using (submission_id)
 group by submission_id

@@ -1,0 +1,118 @@
+-- The sentences that show where a run fails: the k worst (var examples_per_key, default 5) per
+--   kind 'relation', key = base relation: sentences with at least one missed edge of the relation,
+--     worst first = most missed edges of that relation, then the lower share of its edges matched,
+--     then the lower sentence BLEU;
+--   kind 'subtree', key = a subtree suspicious in the run (suspicious_subtrees, its view in `view`;
+--     per run and view the examples_max_subtrees most suspicious ones, highest suspicion first,
+--     then subtree order, as there can be thousands): FAIL sentences of the run's error mining that contain the subtree, worst first = lower
+--     mining score (var mining_metric), then more missed edges.
+-- Ties end in treebank order (sent_idx), so the ranks are deterministic. missed_edges lists every
+-- missed reference edge of the sentence (all relations), in reference order.
+{%- set k = number_var('examples_per_key') %}
+{%- set max_subtrees = number_var('examples_max_subtrees') %}
+{%- if not modules.re.fullmatch('[0-9]+', k | string) or k | int < 1 %}
+    {{ exceptions.raise_compiler_error("examples_per_key must be a whole number >= 1, got '" ~ k ~ "'") }}
+{%- endif %}
+{%- if not modules.re.fullmatch('[0-9]+', max_subtrees | string) %}
+    {{ exceptions.raise_compiler_error("examples_max_subtrees must be a whole number, got '" ~ max_subtrees ~ "'") }}
+{%- endif %}
+
+with edges as (
+    select e.submission_id, e.sent_idx, e.dep_pos, e.head_pos, e.distance, e.deprel, e.base_deprel, e.matched,
+           h.form as head_form, d.form as dep_form
+    from {{ ref('int_dea_edges') }} e
+    join {{ ref('int_analysis_words') }} h on h.corpus = e.corpus and h.sent_idx = e.sent_idx and h.pos = e.head_pos
+    join {{ ref('int_analysis_words') }} d on d.corpus = e.corpus and d.sent_idx = e.sent_idx and d.pos = e.dep_pos
+),
+
+sentence_edges as (
+    select submission_id, sent_idx,
+           count(*) as edges,
+           count(*) filter (where not matched) as missed,
+           list({'head_pos': head_pos, 'head': head_form, 'dep_pos': dep_pos, 'dependent': dep_form,
+                 'relation': deprel, 'distance': distance} order by dep_pos) filter (where not matched) as missed_edges
+    from edges
+    group by all
+),
+
+relation_candidates as (
+    select e.submission_id, e.sent_idx, e.base_deprel as key,
+           count(*) filter (where not e.matched) as key_missed,
+           count(*) as key_edges
+    from edges e
+    group by all
+    having count(*) filter (where not e.matched) > 0
+),
+
+relation_ranked as (
+    select c.submission_id, 'relation' as kind, null::varchar as view, c.key, c.sent_idx,
+           c.key_missed, c.key_edges, null::double as mining_score, null::integer[][] as subtree_positions,
+           row_number() over (
+               partition by c.submission_id, c.key
+               order by c.key_missed desc, c.key_missed / c.key_edges desc, s.bleu asc nulls last, c.sent_idx
+           ) as rank
+    from relation_candidates c
+    join {{ ref('sentence_scores') }} s using (submission_id, sent_idx)
+    qualify rank <= {{ k }}
+),
+
+most_suspicious as (
+    select submission_id, view, subtree
+    from {{ ref('suspicious_subtrees') }}
+    where is_suspicious
+    qualify row_number() over (partition by submission_id, view order by suspicion desc, subtree)
+            <= {{ max_subtrees }}
+),
+
+subtree_candidates as (
+    select m.submission_id, t.view, t.subtree as key, m.sent_idx, m.score, t.positions
+    from most_suspicious x
+    join {{ ref('int_mining_sentences') }} m on m.submission_id = x.submission_id and m.is_fail
+    join {{ ref('int_subtrees') }} t
+        on t.corpus = m.corpus and t.sent_idx = m.sent_idx and t.view = x.view and t.subtree = x.subtree
+),
+
+subtree_ranked as (
+    select c.submission_id, 'subtree' as kind, c.view, c.key, c.sent_idx,
+           null::bigint as key_missed, null::bigint as key_edges, c.score as mining_score,
+           c.positions as subtree_positions,
+           row_number() over (
+               partition by c.submission_id, c.view, c.key
+               order by c.score asc, coalesce(e.missed, 0) desc, c.sent_idx
+           ) as rank
+    from subtree_candidates c
+    left join sentence_edges e using (submission_id, sent_idx)
+    qualify rank <= {{ k }}
+),
+
+ranked as (
+    select * from relation_ranked
+    union all
+    select * from subtree_ranked
+)
+
+select
+    r.submission_id,
+    sub.corpus,
+    sub.team,
+    sub.run,
+    r.kind,
+    r.view,
+    r.key,
+    r.rank,
+    ref.sent_id,
+    r.sent_idx,
+    ref.reference_text,
+    o.output_text,
+    coalesce(e.edges, 0) as edges,
+    coalesce(e.missed, 0) as missed,
+    r.key_edges,
+    r.key_missed,
+    r.mining_score,
+    r.subtree_positions,
+    coalesce(e.missed_edges, []) as missed_edges
+from ranked r
+join {{ ref('stg_submissions') }} sub using (submission_id)
+join {{ ref('stg_sentences') }} ref on ref.corpus = sub.corpus and ref.sent_idx = r.sent_idx
+join {{ ref('stg_outputs') }} o on o.submission_id = r.submission_id and o.sent_idx = r.sent_idx
+left join sentence_edges e on e.submission_id = r.submission_id and e.sent_idx = r.sent_idx

@@ -1,0 +1,282 @@
+"""SPEC section 12 through a real build of the demo: pairwise_significance and the intervals of
+submission_scores against tests/reference_significance.py (numpy's own draws, plain loops),
+bucket_scores against nltk and the Python reference scorer, error_examples against its definition."""
+
+import math
+from collections import Counter, defaultdict
+
+import duckdb
+import numpy as np
+import pytest
+from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu
+
+from srlens.build import build
+from srlens.demo import DEMO_MANIFEST, load_demo
+from srlens.loaders.conllu_reader import read_conllu
+from srlens.loaders.load import load_outputs
+from srlens.udfs.resample import ar_swaps, bootstrap_counts
+from tests.conftest import require_shared
+from tests.reference_metrics import read_analysis_trees
+from tests.reference_scores import aligned_lemmas, dea
+from tests.reference_significance import MEAN_SCORES, METRICS, interval, paired_test
+
+RUNS = DEMO_MANIFEST.parent / "outputs" / "en_ewt_demo"
+GOLD, SWAPS = "demo/en_ewt_demo/baseline/gold", "demo/en_ewt_demo/perturb/swaps"
+COPY, PARTIAL = "demo/en_ewt_demo/check/gold_copy", "demo/en_ewt_demo/check/swaps_partial"
+ROW = ("delta", "ci_low", "ci_high", "p_value", "p_value_ar", "winner", "bootstrap_samples", "ar_samples")
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory):
+    """The demo, a copy of its gold run under another name, and `swaps` without every third sentence."""
+    require_shared()
+    root = tmp_path_factory.mktemp("significance")
+    warehouse = root / "srlens.duckdb"
+    load_demo(warehouse)
+    load_outputs(warehouse, RUNS / "gold.sr.txt", "en_ewt_demo", "check", "gold_copy", campaign="demo")
+    blocks = (RUNS / "swaps.sr.txt").read_text(encoding="utf-8").strip().split("\n\n")
+    partial = root / "swaps_partial.sr"
+    partial.write_text("\n\n".join(b for k, b in enumerate(blocks) if k % 3) + "\n\n", encoding="utf-8")
+    load_outputs(warehouse, partial, "en_ewt_demo", "check", "swaps_partial", campaign="demo", allow_partial=True)
+    build(warehouse, echo=False, processor="aligned")
+    connection = duckdb.connect(str(warehouse), read_only=True)
+    yield connection
+    connection.close()
+
+
+def statistics(con, submission_id):
+    """sent_idx -> the run's per-sentence statistics, NULL scores as None (the reference's input)."""
+    cursor = con.execute("select * from intermediate.int_significance_sentences where submission_id = ?",
+                         [submission_id])
+    columns = [d[0] for d in cursor.description]
+    out = {}
+    for row in cursor.fetchall():
+        s = dict(zip(columns, row))
+        for score in MEAN_SCORES:
+            s[score] = s[f"{score}_sum"] if s[f"{score}_n"] else None
+        out[s["sent_idx"]] = s
+    return out
+
+
+def mart_row(con, a, b, metric):
+    row = con.execute(f"select {', '.join(ROW)} from pairwise_significance "
+                      "where submission_a = ? and submission_b = ? and metric = ?", [a, b, metric]).fetchone()
+    return None if row is None else dict(zip(ROW, row))
+
+
+def assert_same(got, want, where):
+    for key, value in want.items():
+        if isinstance(value, float):
+            assert math.isclose(got[key], value, rel_tol=1e-12, abs_tol=1e-12), (where, key, got[key], value)
+        else:
+            assert got[key] == value, (where, key, got[key], value)
+
+
+def test_draws_are_numpys_own():
+    idx = np.random.default_rng(12345).choice(7, size=(5, 7), replace=True)
+    sample, position, count = bootstrap_counts(7, 5, 12345)
+    got = Counter({(s, p): c for s, p, c in zip(sample, position, count)})
+    assert got == Counter((s, p) for s in range(5) for p in idx[s])
+    mask = np.random.default_rng(12345).integers(2, size=(4, 7), dtype=bool)
+    assert sorted(zip(*ar_swaps(7, 4, 12345))) == [(r, i) for r in range(4) for i in range(7) if mask[r, i]]
+
+
+@pytest.mark.parametrize("b", [SWAPS, "demo/en_ewt_demo/perturb/random", "demo/en_ewt_demo/baseline/hall_nemec"])
+def test_pairs_of_whole_runs_equal_the_reference(con, b):
+    a_stats, b_stats = statistics(con, GOLD), statistics(con, b)
+    order = sorted(a_stats)
+    for metric in METRICS:
+        got = mart_row(con, GOLD, b, metric)
+        a, bb = [a_stats[i] for i in order], [b_stats[i] for i in order]
+        if metric == "rule_score_mean":  # no rule scores without a parse: undefined, no row
+            assert got is None
+            continue
+        assert_same(got, paired_test(a, bb, metric), (b, metric))
+
+
+def test_a_pair_with_missing_sentences_uses_the_common_sentences(con):
+    """swaps_partial lacks a third of the sentences: the pair's own draws over the common list."""
+    a_stats, b_stats = statistics(con, GOLD), statistics(con, PARTIAL)
+    common = sorted(set(a_stats) & set(b_stats))
+    assert len(common) < len(a_stats)
+    n = con.execute("select distinct n from pairwise_significance where submission_a = ? and submission_b = ?",
+                    [PARTIAL, GOLD]).fetchall()
+    assert n == [(len(common),)]
+    for metric in ("corpus_bleu", "dea", "bleu_mean", "reorder_accuracy_mean"):
+        want = paired_test([b_stats[i] for i in common], [a_stats[i] for i in common], metric)
+        assert_same(mart_row(con, PARTIAL, GOLD, metric), want, metric)
+
+
+def test_identical_runs_give_p_one_and_no_winner(con):
+    rows = con.execute("select metric, delta, p_value, p_value_ar, winner from pairwise_significance "
+                       "where submission_a = ? and submission_b = ?", [GOLD, COPY]).fetchall()
+    assert len(rows) == len(METRICS) - 1  # all but rule_score_mean
+    assert all(r[1:] == (0.0, 1.0, 1.0, None) for r in rows), rows
+
+
+def test_a_run_beats_its_degraded_copy_and_both_orders_agree(con):
+    for metric in ("corpus_bleu", "dea", "bleu_mean"):
+        ab, ba = mart_row(con, GOLD, SWAPS, metric), mart_row(con, SWAPS, GOLD, metric)
+        assert ab["p_value"] < 0.01 and ab["p_value_ar"] < 0.01 and ab["delta"] > 0
+        assert ab["ci_low"] > 0 and ab["winner"] == "a" and ba["winner"] == "b"
+        assert ba["delta"] == -ab["delta"] and ba["p_value"] == ab["p_value"]
+        assert math.isclose(ba["ci_low"], -ab["ci_high"], rel_tol=1e-12)
+
+
+def test_every_pair_of_a_corpus_has_a_row(con):
+    runs = con.execute("select corpus, count(*) from staging.stg_submissions group by all").fetchall()
+    pairs = dict(con.execute("select corpus, count(distinct (submission_a, submission_b)) "
+                             "from pairwise_significance group by all").fetchall())
+    assert pairs == {corpus: k * (k - 1) for corpus, k in runs}
+
+
+def test_submission_intervals_equal_the_reference(con):
+    for submission_id in (GOLD, SWAPS, PARTIAL):
+        sentences = [s for _, s in sorted(statistics(con, submission_id).items())]
+        got = con.execute("select corpus_bleu, corpus_bleu_ci_low, corpus_bleu_ci_high, corpus_bleu_boot_mean, "
+                          "dea, dea_ci_low, dea_ci_high, dea_boot_mean from submission_scores "
+                          "where submission_id = ?", [submission_id]).fetchone()
+        for k, metric in ((0, "corpus_bleu"), (4, "dea")):
+            low, high, mean = interval(sentences, metric)
+            assert got[k + 1:k + 4] == pytest.approx((low, high, mean), rel=1e-12, abs=1e-12)
+            assert low <= got[k] <= high
+            assert low < high or submission_id == GOLD  # gold keeps every edge: DEA 1 in every sample
+
+
+# ---------------------------------------------------------------- buckets
+
+@pytest.fixture(scope="module")
+def demo_sentences():
+    """sent_id -> (analysis tree, output lemmas of swaps) for en_ewt_demo, computed in Python."""
+    path = DEMO_MANIFEST.parent / "treebanks" / "en_ewt_demo.conllu"
+    trees = {t.sent_id: t for t in read_analysis_trees(path)}
+    tb = read_conllu(path)
+    sent_ids = dict(zip(tb.sentences["sent_idx"], tb.sentences["sent_id"]))
+    words = defaultdict(lambda: ([], [], []))
+    t = tb.tokens
+    for idx, tid, form, lemma, deprel in zip(t["sent_idx"], t["id"], t["form"], t["lemma"], t["deprel"]):
+        if tid.isdigit():
+            forms, lemmas, punct = words[sent_ids[idx]]
+            forms.append(form)
+            lemmas.append(lemma)
+            punct.append(deprel.split(":")[0] == "punct")
+    texts = {}
+    for block in (RUNS / "swaps.sr.txt").read_text(encoding="utf-8").strip().split("\n\n"):
+        meta = dict(line[2:].split(" = ", 1) for line in block.splitlines() if " = " in line)
+        texts[meta["sent_id"]] = meta.get("text", "")
+    return {sid: (tree, aligned_lemmas(texts[sid], *words[sid])) for sid, tree in trees.items()}
+
+
+def bucket_of(value, bounds):
+    return max(k for k, lower in enumerate(bounds, start=1) if value >= lower)
+
+
+def test_sentence_length_buckets_equal_nltk_and_the_reference(con, demo_sentences):
+    bounds = [0, 6, 11, 21, 41]
+    hyps, refs, edges = defaultdict(list), defaultdict(list), defaultdict(lambda: [0, 0])
+    for tree, out in demo_sentences.values():
+        k = bucket_of(tree.n, bounds)
+        ref = [lemma.lower() for lemma in tree.lemmas]
+        hyps[k].append(out)
+        refs[k].append([ref])
+        matched, n_edges, _ = dea(ref, tree.heads, tree.deprels, out)
+        edges[k][0] += n_edges
+        edges[k][1] += matched
+    rows = con.execute("select bucket_no, bucket, sentences, corpus_bleu, edges, matched, dea from bucket_scores "
+                       "where submission_id = ? and dimension = 'sentence_length' order by bucket_no",
+                       [SWAPS]).fetchall()
+    assert [r[1] for r in rows] == ["0-5", "6-10", "11-20", "21-40", "41+"]
+    for k, _, sentences, bleu, n_edges, matched, dea_value in rows:
+        assert sentences == len(hyps[k])
+        if sentences:
+            assert bleu == corpus_bleu(refs[k], hyps[k], smoothing_function=SmoothingFunction().method2)
+        assert (n_edges, matched) == tuple(edges[k])
+        assert dea_value == (matched / n_edges if n_edges else None)
+
+
+def test_relation_and_word_frequency_buckets(con, demo_sentences):
+    """en_ewt_demo is the only English treebank loaded, so it is the frequency treebank."""
+    relation_count, lemma_count = Counter(), Counter()
+    for tree, _ in demo_sentences.values():
+        relation_count.update(d.split(":")[0] for d, h in zip(tree.deprels, tree.heads) if h)
+        lemma_count.update(lemma.lower() for lemma in tree.lemmas)
+    relations, words = defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0])
+    for tree, out in demo_sentences.values():
+        ref = [lemma.lower() for lemma in tree.lemmas]
+        for relation, (n_edges, matched) in dea(ref, tree.heads, tree.deprels, out)[2].items():
+            k = bucket_of(relation_count[relation], [0, 100, 1000, 10000])
+            relations[k][0] += n_edges
+            relations[k][1] += matched
+        have = Counter(out)
+        for lemma, count in Counter(ref).items():
+            k = bucket_of(lemma_count[lemma], [0, 1, 2, 10, 100, 1000])
+            words[k][0] += count
+            words[k][1] += min(count, have[lemma])
+    got = {(d, k): (label, a, b) for d, k, label, a, b in con.execute(
+        "select dimension, bucket_no, bucket, coalesce(edges, lemmas), coalesce(matched, recalled) "
+        "from bucket_scores where submission_id = ? and dimension in ('relation_frequency', 'word_frequency')",
+        [SWAPS]).fetchall()}
+    assert [got[("relation_frequency", k)][0] for k in range(1, 5)] == ["<100", "100-999", "1,000-9,999", "10,000+"]
+    assert [got[("word_frequency", k)][0] for k in range(1, 7)] == ["0", "1", "2-9", "10-99", "100-999", "1,000+"]
+    for k in range(1, 5):
+        assert got[("relation_frequency", k)][1:] == tuple(relations[k])
+    for k in range(1, 7):
+        assert got[("word_frequency", k)][1:] == tuple(words[k])
+
+
+# ---------------------------------------------------------------- examples
+
+def test_relation_examples_are_the_sentences_with_the_most_missed_edges(con, demo_sentences):
+    missed = defaultdict(dict)  # relation -> sent_id -> (missed edges of it, its edges)
+    for sid, (tree, out) in demo_sentences.items():
+        ref = [lemma.lower() for lemma in tree.lemmas]
+        for relation, (n_edges, matched) in dea(ref, tree.heads, tree.deprels, out)[2].items():
+            if matched < n_edges:
+                missed[relation][sid] = (n_edges - matched, n_edges)
+    rows = con.execute("select key, rank, sent_id, key_missed, key_edges from error_examples "
+                       "where submission_id = ? and kind = 'relation' order by key, rank", [SWAPS]).fetchall()
+    by_key = defaultdict(list)
+    for key, rank, sid, key_missed, key_edges in rows:
+        by_key[key].append((rank, sid, key_missed, key_edges))
+    assert set(by_key) == set(missed)
+    for relation, examples in by_key.items():
+        assert [r[0] for r in examples] == list(range(1, min(5, len(missed[relation])) + 1))
+        assert all(missed[relation][sid] == (m, e) for _, sid, m, e in examples)
+        counts = [m for _, _, m, _ in examples]
+        assert counts == sorted(counts, reverse=True)
+        assert counts[0] == max(m for m, _ in missed[relation].values())
+
+
+def test_example_rows_carry_the_missed_edges_of_their_sentence(con):
+    rows = con.execute(
+        "select e.missed, len(e.missed_edges), s.dea_edges - s.dea_matched, e.edges, s.dea_edges, e.kind, "
+        "e.mining_score, m.is_fail "
+        "from error_examples e join sentence_scores s using (submission_id, sent_idx) "
+        "left join intermediate.int_mining_sentences m using (submission_id, sent_idx) "
+        "where e.submission_id like 'demo/%'").fetchall()
+    assert rows and {r[5] for r in rows} == {"relation", "subtree"}
+    for missed, listed, from_scores, edges, dea_edges, kind, _, is_fail in rows:
+        assert missed == listed == from_scores and edges == dea_edges
+        assert kind == "relation" or is_fail
+    edge = con.execute("select missed_edges[1] from error_examples where kind = 'relation' and missed > 0 "
+                       "order by submission_id, key, rank limit 1").fetchone()[0]
+    assert set(edge) == {"head_pos", "head", "dep_pos", "dependent", "relation", "distance"}
+    assert edge["distance"] == edge["dep_pos"] - edge["head_pos"]
+
+
+def test_subtree_examples_are_failing_sentences_with_the_subtree_lowest_score_first(con):
+    rows = con.execute(
+        "select e.view, e.key, e.rank, e.mining_score, e.sent_idx from error_examples e "
+        "where e.submission_id = ? and e.kind = 'subtree' order by view, key, rank", [SWAPS]).fetchall()
+    assert rows
+    by_key = defaultdict(list)
+    for view, key, rank, score, sent_idx in rows:
+        by_key[(view, key)].append((rank, score, sent_idx))
+    for (view, key), examples in by_key.items():
+        assert [r for r, _, _ in examples] == list(range(1, len(examples) + 1))
+        assert [s for _, s, _ in examples] == sorted(s for _, s, _ in examples)  # lowest score first
+        fails = con.execute(
+            "select count(*) from intermediate.int_mining_sentences m join intermediate.int_subtrees t "
+            "on t.corpus = m.corpus and t.sent_idx = m.sent_idx where m.submission_id = ? and m.is_fail "
+            "and t.view = ? and t.subtree = ?", [SWAPS, view, key]).fetchone()[0]
+        assert len(examples) == min(5, fails)
