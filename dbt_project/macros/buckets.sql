@@ -19,8 +19,7 @@
 {%- endmacro %}
 
 {# A VALUES list of (dimension, bucket_no, lower_bound, upper_bound, bucket) for the dimension. #}
-{% macro bucket_rows(dimension, style) %}
-    {%- set bounds = var('bucket_' ~ dimension) %}
+{% macro bucket_rows(dimension, style, bounds) %}
     {%- if bounds is string or bounds is mapping or bounds is not iterable or bounds | length == 0 %}
         {{ exceptions.raise_compiler_error("bucket_" ~ dimension ~ " must be a list of numbers, got '" ~ bounds ~ "'") }}
     {%- endif %}

@@ -13,12 +13,12 @@
 -- Bucket bounds are the bucket_* vars (macros/buckets.sql writes the labels).
 with buckets (dimension, bucket_no, lower_bound, upper_bound, bucket) as (
     values
-    {{ bucket_rows('sentence_length', 'count') }},
-    {{ bucket_rows('tree_depth', 'count') }},
-    {{ bucket_rows('mean_dependency_distance', 'measure') }},
-    {{ bucket_rows('mean_flux_weight', 'measure') }},
-    {{ bucket_rows('relation_frequency', 'count_below') }},
-    {{ bucket_rows('word_frequency', 'count') }},
+    {{ bucket_rows('sentence_length', 'count', var('bucket_sentence_length')) }},
+    {{ bucket_rows('tree_depth', 'count', var('bucket_tree_depth')) }},
+    {{ bucket_rows('mean_dependency_distance', 'measure', var('bucket_mean_dependency_distance')) }},
+    {{ bucket_rows('mean_flux_weight', 'measure', var('bucket_mean_flux_weight')) }},
+    {{ bucket_rows('relation_frequency', 'count_below', var('bucket_relation_frequency')) }},
+    {{ bucket_rows('word_frequency', 'count', var('bucket_word_frequency')) }},
     ('projectivity', 1, null, null, 'projective'),
     ('projectivity', 2, null, null, 'non-projective')
 ),
