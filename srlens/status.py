@@ -6,12 +6,10 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from srlens.loaders.store import WarehouseError  # raised here too; report and export import it from here
+
 # Vars every build passes itself; the rest were set by the user with --var.
 BUILD_OWN_VARS = ("processor", "stanza_processors", "bleu_nltk_version")
-
-
-class WarehouseError(ValueError):
-    """The warehouse file is missing or not built: one line that says what to do."""
 
 
 def require_warehouse(warehouse):
