@@ -132,9 +132,8 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
         files.clear_dead_build()
         files.pid.write_text(f"{os.getpid()} {process_start_time(os.getpid())}\n")
         try:
-            with hold_live_file(warehouse) as copied:
-                started_at, clock = utc_now(), time.monotonic()
-                copy_warehouse(warehouse, files.building)
+            started_at, clock = utc_now(), time.monotonic()
+            with copy_and_hold(warehouse, files.building) as copied:
                 all_vars = {**(dbt_vars or {}), **prepare(files.building, processor, stanza_dir, echo)}
                 base, last_base = base_state(files.building, all_vars, project_dir)
                 full = full_refresh or base != last_base
@@ -226,7 +225,7 @@ def file_state(path):
 def check_unchanged(warehouse, copied):
     """Stop the build, before the swap, if the live file is no longer the one it copied.
 
-    Nothing that takes DuckDB's lock can write it during the build (hold_live_file); this catches
+    Nothing that takes DuckDB's lock can write it during the build (copy_and_hold); this catches
     the rest. A hard link is no write: it keeps the old version after the swap, as a backup would.
     """
     if file_state(warehouse) != copied:
@@ -240,26 +239,32 @@ def check_unchanged(warehouse, copied):
 
 
 @contextlib.contextmanager
-def hold_live_file(warehouse):
-    """Hold a read-only DuckDB connection to the live file for the whole build; yields its file_state.
+def copy_and_hold(warehouse, building):
+    """Copy the live file to `building`, then hold a read-only DuckDB connection to it for the whole
+    build; yields the file_state of what was copied.
 
-    DuckDB then refuses every writer of the file whatever name it uses (a hard link, a bind mount).
+    DuckDB's lock on the file then refuses every writer, whatever name it uses (a hard link, a bind
+    mount). The lock is taken after the copy: closing any descriptor of the file would drop it
+    (POSIX locks are per process and file); a write during the copy shows in file_state.
     A WAL left by a killed load is first folded into the file (a checkpoint), so that the copy is
     one file and no stale WAL lies beside the new warehouse after the swap.
     """
-    state = file_state(warehouse)
-    if state[0] is None:  # a new warehouse: nothing to hold
-        yield state
+    if not Path(warehouse).exists():  # a new warehouse: nothing to copy or hold
+        yield file_state(warehouse)
         return
-    if state[1] is not None:
+    if Path(f"{warehouse}.wal").exists():
         try:
             connect(warehouse).close()  # opening replays the WAL, closing checkpoints it
         except duckdb.IOException as e:
             raise BuildError(f"{warehouse} has a write-ahead log to fold in first, and another program has it "
                              f"open: close it and build again ({str(e).splitlines()[0]})") from None
+    copied = file_state(warehouse)
+    copy_warehouse(warehouse, building)
     live = duckdb.connect(str(warehouse), read_only=True)
     try:
-        yield file_state(warehouse)
+        if file_state(warehouse) != copied:
+            raise BuildError(f"{warehouse} was written while the build copied it: run srlens build again")
+        yield copied
     finally:
         live.close()
 
@@ -269,8 +274,6 @@ COPY_CHUNK = 8 << 20
 
 def copy_warehouse(warehouse, building):
     """Copy the live file for dbt; a full disk is one clear error (the caller removes the partial copy)."""
-    if not Path(warehouse).exists():
-        return
     try:
         with open(warehouse, "rb") as src, open(building, "wb") as dst:
             size, offset = os.fstat(src.fileno()).st_size, 0
