@@ -145,13 +145,17 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
                 ok, output = run_dbt(args, files.building, files.work_dir, project_dir, echo)
                 if not ok:
                     raise BuildError("dbt build failed; the warehouse is unchanged.\n" + _failures(output))
-                record_build(files.building, started_at, time.monotonic() - clock, all_vars, base, full,
-                             files.work_dir / "target")
+                chunked = record_build(files.building, started_at, time.monotonic() - clock, all_vars, base,
+                                       full, files.work_dir / "target")
                 stop_point("swap")
                 check_unchanged(warehouse, copied)
                 os.replace(files.building, warehouse)
         finally:
             files.remove_temporary()
+    if echo and chunked:
+        print(f"srlens: {chunked} output sentences were too long to parse whole and were parsed in chunks of "
+              f"at most {processing.max_words()} words (sentence_scores.processing_status = 'chunked')",
+              file=sys.stderr)
 
 
 class BuildFiles:
@@ -362,7 +366,8 @@ def base_state(building, all_vars, project_dir):
 
 
 def record_build(building, started_at, seconds, all_vars, base, full, target_dir):
-    """Note the build in meta.builds (read by `srlens status`) and the runs it computed."""
+    """Note the build in meta.builds (read by `srlens status`) and the runs it computed; returns the
+    number of output sentences parsed in chunks (the build summary says it)."""
     results = json.loads((target_dir / "run_results.json").read_text())["results"]
     kinds = [r["unique_id"].split(".")[0] for r in results]
     con = connect(building)
@@ -373,6 +378,7 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
             metadata.version("dbt-core"), duckdb.__version__])
         con.execute("delete from meta.built_submissions")
         con.execute("insert into meta.built_submissions select submission_id, loaded_at from raw.submissions")
+        return con.execute("select count(*) from sentence_scores where processing_status = 'chunked'").fetchone()[0]
     finally:
         con.close()
 

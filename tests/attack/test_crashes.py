@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import FIGURE1, REPO, require_shared, table_snapshot
+from tests.conftest import FIGURE1, REPO, SHARED, require_shared, table_snapshot
 
 RUN_TEXT = "I enjoyed my time at Franklin High School .\n"
 LEFTOVERS = (".e.duckdb.building", ".e.duckdb.building.wal", ".e.duckdb.build.pid")
@@ -300,3 +300,42 @@ def test_writing_into_a_missing_folder_is_an_error_naming_it(tmp_path, command):
                            f"no/such/folder/w.duckdb does not exist: create it (mkdir -p {tmp_path}/no/such/folder) "
                            "or name another --warehouse\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.txt"]
+
+
+# --- 14.5: bounded memory on any output ---------------------------------------------------------
+
+def test_an_output_longer_than_the_guard_is_parsed_in_chunks_and_stays_scored(tmp_path):
+    require_shared()
+    models = SHARED / "stanza"
+    if not (models / "en" / "tokenize.pt").is_file():
+        pytest.fail(f"the shared English stanza models are missing from {models}")
+    words = ("I enjoyed my time at Franklin High School and " * 7).split()  # 63 words, no sentence end
+    (tmp_path / "run.txt").write_text(" ".join(words) + "\n")
+    assert srlens("--warehouse", "e.duckdb", "load-treebank", FIGURE1, "--corpus", "figure1", "--language", "en",
+                  cwd=tmp_path).returncode == 0
+    assert srlens("--warehouse", "e.duckdb", "load-outputs", "run.txt", "--corpus", "figure1", "--team", "t",
+                  "--run", "loop", cwd=tmp_path).returncode == 0
+    done = srlens("--warehouse", "e.duckdb", "build", "--processor", "stanza", "--stanza-dir", models, cwd=tmp_path,
+                  SRLENS_STANZA_MAX_WORDS="25")
+    assert done.returncode == 0, done.stderr
+    assert ("srlens: 1 output sentences were too long to parse whole and were parsed in chunks of at most 25 "
+            "words (sentence_scores.processing_status = 'chunked')") in done.stderr
+    con = duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True)
+    assert con.execute("select chunks from cache.parsed_texts").fetchall() == [(3,)]
+    cached = con.execute("select word_idx, form, head, deprel from cache.parsed_words order by word_idx").fetchall()
+    row = con.execute("select processing_status, bleu, dea, simple_string_accuracy from sentence_scores").fetchone()
+    con.close()
+    # The same three pieces parsed apart, numbered by hand: word_idx and heads run on across the pieces.
+    from srlens.processing import load_pipeline, resolve_models
+    nlp = load_pipeline(resolve_models("en", models))
+    expected, offset = [], 0
+    for piece in (words[0:25], words[25:50], words[50:63]):
+        for sentence in nlp(" ".join(piece)).sentences:
+            for w in sentence.words:
+                expected.append((offset + w.id, w.text, w.head and offset + w.head, w.deprel))
+            offset += len(sentence.words)
+    assert cached == expected and offset == 63
+    status, bleu, dea, ssa = row
+    assert status == "chunked" and None not in (bleu, dea, ssa)  # scored, not dropped from the means
+    shown = srlens("--warehouse", "e.duckdb", "status", cwd=tmp_path).stdout
+    assert "long outputs: 1 sentences parsed in chunks (sentence_scores.processing_status = 'chunked')" in shown
