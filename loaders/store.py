@@ -4,6 +4,7 @@ import contextlib
 import fcntl
 import hashlib
 import os
+import re
 import signal
 import sys
 from datetime import datetime, timezone
@@ -79,8 +80,9 @@ def connect_for_write(path, warehouse=None):
     except duckdb.IOException as e:
         if "lock" not in str(e).lower():
             raise
-        holder = str(e).split("Conflicting lock is held in", 1)[-1].split(".", 1)[0].strip()
-        raise WarehouseError(f"cannot write {warehouse or path}: another program has the file open ({holder}; "
+        held = re.search(r"held in (.*?\(PID \d+\))", str(e))
+        holder = f"{held.group(1)}; " if held else ""
+        raise WarehouseError(f"cannot write {warehouse or path}: another program has the file open ({holder}"
                              "e.g. an srlens build through another name of the file, a BI tool or a DuckDB "
                              "shell); nothing was written, try again when it is done") from None
 
