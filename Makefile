@@ -16,7 +16,7 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -r requirements.txt
-	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
 build: venv

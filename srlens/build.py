@@ -92,8 +92,8 @@ def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True):
     dbt runs in its own process group, which the build kills on any way out (Ctrl-C included);
     PR_SET_PDEATHSIG covers a build that is killed outright.
     """
-    dbt = Path(sys.executable).parent / "dbt"
-    cmd = [str(dbt), *args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
+    # dbt as a module of this interpreter: no reliance on where pip put the `dbt` script.
+    cmd = [sys.executable, "-m", "dbt.cli.main", *args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
     proc = subprocess.Popen(cmd, env=dbt_environment(build_path, work_dir), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, process_group=0,
                             preexec_fn=_die_with_parent(os.getpid()))
