@@ -1,10 +1,12 @@
 """Strict CoNLL-U reader producing column lists ready for a bulk insert.
 
 It keeps every line (comments, multiword-token ranges, empty nodes) and checks
-what the warehouse relies on: ten columns, integer word ids 1..n in order,
-integer heads within the sentence, exactly one root, no cycle, valid UTF-8,
-and a blank line after every sentence. Any problem raises LoadError naming
-the file, line and sentence.
+what the warehouse relies on: ten non-empty columns, integer word ids 1..n in
+order, multiword-token ranges right before the words they cover, empty nodes
+k.1, k.2, ... right after word k, integer heads within the sentence, exactly
+one root, no cycle, valid UTF-8 without NUL, and exactly one empty line after
+every sentence. Any problem raises LoadError naming the file, line and
+sentence.
 """
 
 import hashlib
@@ -17,7 +19,7 @@ from srlens.loaders.errors import LoadError
 CONLLU_COLUMNS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
 _WORD_ID = re.compile(r"[1-9][0-9]*\Z")
 _RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)\Z")
-_EMPTY_ID = re.compile(r"(0|[1-9][0-9]*)\.[1-9][0-9]*\Z")
+_EMPTY_ID = re.compile(r"(0|[1-9][0-9]*)\.([1-9][0-9]*)\Z")
 SENT_ID_COMMENT = re.compile(r"#\s*sent_id\s*=\s*(.*?)\s*\Z")
 TEXT_COMMENT = re.compile(r"#\s*text\s*=\s?(.*?)\Z")
 
@@ -39,37 +41,92 @@ class Treebank:
 
 
 def read_text(path):
-    """The file's text and the sha256 of its bytes; invalid UTF-8 is reported with its line number."""
+    """The file's text and the sha256 of its bytes; bad encodings and NUL bytes are reported with their line."""
     data = Path(path).read_bytes()
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise LoadError(path, "the file is UTF-16 (it starts with a UTF-16 byte order mark): save it as UTF-8",
+                        line=1)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         raise LoadError(path, f"invalid UTF-8 (byte 0x{data[err.start]:02x})", line=line) from None
+    if "\n" not in text and text.count("\r") > 1:
+        raise LoadError(path, "the lines end with CR only (old Mac style): save the file with LF or CRLF line ends")
+    if "\0" in text:
+        line = text.count("\n", 0, text.index("\0")) + 1
+        raise LoadError(path, "NUL byte: this is not a text file (or not UTF-8)", line=line)
     if text.startswith("\ufeff"):
         text = text[1:]
+    if "\ufeff" in text:  # invisible, and it turns '# sent_id' or '1' into something else
+        line = text.count("\n", 0, text.index("\ufeff")) + 1
+        raise LoadError(path, "a byte order mark (U+FEFF) inside the file, e.g. from joining files: remove it",
+                        line=line)
     return text, hashlib.sha256(data).hexdigest()
 
 
-def split_blocks(path, text):
-    """Yield (first_line_no, [lines]) per blank-line separated block."""
-    if not text.strip():
-        raise LoadError(path, "the file is empty")
-    lines = text.split("\n")
+def split_lines(text):
+    """The lines of `text` without their ends (LF or CRLF)."""
+    lines = text.split("\n")  # not splitlines(): \x0b, \x1c, U+2028 ... are not line ends in these formats
     if lines[-1] == "":
         lines.pop()  # the newline that ends the last line
-    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
-    if lines[-1].strip():
-        raise LoadError(path, "the last sentence is not followed by a blank line", line=len(lines))
-    block, start = [], None
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def split_blocks(path, text, strict=True):
+    """Yield (first_line_no, [lines]) per blank-line separated block.
+
+    strict (CoNLL-U): every sentence is followed by exactly one empty line. Any other blank line
+    (before the first sentence, a second one in a row, one holding spaces) is an error naming it.
+    Otherwise (sr blocks) any number of blank or whitespace-only lines separate blocks.
+    """
+    if not text.strip():
+        raise LoadError(path, "the file is empty")
+    lines = split_lines(text)
+    block, start, count, previous = [], None, 0, None  # previous: the last block, to name it in errors
     for number, line in enumerate(lines, start=1):
         if line.strip():
             if start is None:
                 start = number
             block.append(line)
-        elif block:
+            continue
+        if strict and line:
+            raise LoadError(path, "a line of only whitespace: a blank line must be empty", number,
+                            _block_sent_id(block or previous, count + bool(block)))
+        if block:
+            count += 1
             yield start, block
-            block, start = [], None
+            previous, block, start = block, [], None
+        elif strict:
+            if previous is None:
+                raise LoadError(path, "blank line before the first sentence", number)
+            raise LoadError(path, "a second blank line in a row: sentences are separated by exactly one empty "
+                            "line", number, _block_sent_id(previous, count))
+    if block:
+        if strict:
+            raise LoadError(path, "the last sentence is not followed by a blank line", len(lines),
+                            _block_sent_id(block, count + 1))
+        yield start, block
+
+
+def _block_sent_id(block, position):
+    """How errors name a block: its '# sent_id', else its position (as the reader names it); None for none."""
+    if not block:
+        return None
+    return next((m.group(1) for m in map(SENT_ID_COMMENT.match, block) if m and m.group(1)), str(position))
+
+
+def comment_sent_id(path, block, first_line):
+    """The block's '# sent_id = ...' value, None if it has none; an empty or a second one is an error."""
+    found = [(m.group(1), first_line + i) for i, m in enumerate(map(SENT_ID_COMMENT.match, block)) if m]
+    if not found:
+        return None
+    (sent_id, line), *more = found
+    if not sent_id:
+        raise LoadError(path, "empty '# sent_id ='", line)
+    if more:
+        raise LoadError(path, f"a second '# sent_id' line (the first is at line {line})", more[0][1], sent_id)
+    return sent_id
 
 
 def read_conllu(path, source=None):
@@ -77,14 +134,16 @@ def read_conllu(path, source=None):
     text, digest = source or read_text(path)
     treebank = Treebank(sha256=digest)
     seen_ids = {}
-    for first_line, block in split_blocks(path, text):
-        sent_idx = treebank.sentence_count + 1
-        comments = [line for line in block if line.startswith("#")]
-        sent_id = next((m.group(1) for m in map(SENT_ID_COMMENT.match, comments) if m), None) or str(sent_idx)
+    blocks = list(split_blocks(path, text))
+    for position, (first_line, block) in enumerate(blocks):
+        sent_idx = position + 1
+        sent_id = comment_sent_id(path, block, first_line) or str(sent_idx)
         if sent_id in seen_ids:
             raise LoadError(path, f"sent_id already used by the sentence at line {seen_ids[sent_id]}",
                             line=first_line, sent_id=sent_id)
         seen_ids[sent_id] = first_line
+        _check_is_a_whole_sentence(path, blocks, position, sent_id)
+        comments = [line for line in block if line.startswith("#")]
         text = next((m.group(1) for m in map(TEXT_COMMENT.match, comments) if m), None)
         treebank.words += _read_sentence(path, block, first_line, sent_idx, sent_id, treebank.tokens)
         s = treebank.sentences
@@ -96,9 +155,32 @@ def read_conllu(path, source=None):
     return treebank
 
 
+def _check_is_a_whole_sentence(path, blocks, position, sent_id):
+    """A stray blank line cuts a sentence in two: name that line, not what each half lacks."""
+    first_line, block = blocks[position]
+    if all(line.startswith("#") for line in block):
+        blank = first_line + len(block)
+        if position + 1 < len(blocks):
+            raise LoadError(path, f"blank line {blank} separates this sentence's comments from its words",
+                            blank, sent_id)
+        raise LoadError(path, "comment lines with no words after them", first_line, sent_id)
+    if position + 1 == len(blocks):
+        return
+    next_line, next_block = blocks[position + 1]
+    next_tokens = [line for line in next_block if not line.startswith("#")]
+    first_id = next_tokens[0].split("\t", 1)[0] if next_tokens else ""
+    goes_on = _WORD_ID.match(first_id) or _RANGE_ID.match(first_id) or _EMPTY_ID.match(first_id)
+    if goes_on and not re.match(r"(1|1-[0-9]+|0\.[0-9]+)\Z", first_id):
+        raise LoadError(path, f"blank line {next_line - 1} inside a sentence: its words go on after it (id "
+                        f"{first_id}), but a blank line ends a sentence", next_line - 1, sent_id)
+
+
 def _read_sentence(path, block, first_line, sent_idx, sent_id, tokens):
     """Append the sentence's token lines to `tokens`; return its word count."""
     heads = {}  # word id -> (head, line number)
+    ranges = []  # (token id, last word, line number) of each multiword token
+    pending_range = None  # a range line seen, whose first word must be the next line
+    last_empty = (0, 0)  # (word, decimal) of the last empty node
     in_tokens = False
     for offset, line in enumerate(block):
         line_no = first_line + offset
@@ -110,20 +192,59 @@ def _read_sentence(path, block, first_line, sent_idx, sent_id, tokens):
         cols = line.split("\t")
         if len(cols) != 10:
             raise LoadError(path, f"expected 10 tab-separated columns, found {len(cols)}", line_no, sent_id)
+        if "" in cols:
+            raise LoadError(path, f"column {CONLLU_COLUMNS[cols.index('')].upper()} is empty (CoNLL-U writes _ "
+                            "for no value)", line_no, sent_id)
         token_id, head = cols[0], cols[6]
-        if _WORD_ID.match(token_id):
-            expected = len(heads) + 1
-            if int(token_id) != expected:
-                raise LoadError(path, f"word id {token_id} out of order (expected {expected})", line_no, sent_id)
+        word, multiword, empty = _WORD_ID.match(token_id), _RANGE_ID.match(token_id), _EMPTY_ID.match(token_id)
+        last_word = len(heads)
+        if pending_range and not (word and int(token_id) == pending_range[0]):
+            raise LoadError(path, f"multiword token {pending_range[2]} is not followed by its first word "
+                            f"{pending_range[0]}", pending_range[1], sent_id)
+        pending_range = None
+        if word:
+            if int(token_id) != last_word + 1:
+                raise LoadError(path, f"word id {token_id} out of order (expected {last_word + 1})", line_no, sent_id)
             if not _WORD_ID.match(head) and head != "0":
                 raise LoadError(path, f"head {head!r} is not a non-negative integer", line_no, sent_id)
-            heads[expected] = (int(head), line_no)
-        elif not (_RANGE_ID.match(token_id) or _EMPTY_ID.match(token_id)):
+            heads[last_word + 1] = (int(head), line_no)
+        elif multiword:
+            start, end = map(int, multiword.groups())
+            if start >= end:
+                raise LoadError(path, f"multiword token {token_id} covers no words (its range must go up, "
+                                f"as in {start}-{start + 1})", line_no, sent_id)
+            if ranges and start <= ranges[-1][1]:
+                raise LoadError(path, f"multiword token {token_id} overlaps {ranges[-1][0]}", line_no, sent_id)
+            if start != last_word + 1:
+                raise LoadError(path, f"multiword token {token_id} out of order: it belongs right before word "
+                                f"{start}, and the next word is {last_word + 1}", line_no, sent_id)
+            ranges.append((token_id, end, line_no))
+            pending_range = (start, line_no, token_id)
+        elif empty:
+            after, decimal = map(int, empty.groups())
+            expected = last_empty[1] + 1 if last_empty[0] == after else 1
+            if after != last_word:
+                belongs = "before word 1" if after == 0 else f"right after word {after}"
+                here = f"after word {last_word}" if last_word else "before word 1"
+                raise LoadError(path, f"empty node {token_id} out of place: it belongs {belongs}, and here it "
+                                f"comes {here}", line_no, sent_id)
+            if decimal != expected:
+                raise LoadError(path, f"empty node {token_id} out of order (expected {after}.{expected})",
+                                line_no, sent_id)
+            last_empty = (after, decimal)
+        else:
             raise LoadError(path, f"invalid token id {token_id!r}", line_no, sent_id)
         tokens["sent_idx"].append(sent_idx)
         tokens["line_no"].append(line_no)
         for name, value in zip(CONLLU_COLUMNS, cols):
             tokens[name].append(value)
+    if pending_range:
+        raise LoadError(path, f"multiword token {pending_range[2]} is not followed by its first word "
+                        f"{pending_range[0]}", pending_range[1], sent_id)
+    for token_id, end, line_no in ranges:
+        if end > len(heads):
+            raise LoadError(path, f"multiword token {token_id} covers words up to {end}, but the sentence has "
+                            f"{len(heads)} words", line_no, sent_id)
     _check_tree(path, heads, first_line, sent_id)
     return len(heads)
 

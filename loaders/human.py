@@ -15,6 +15,15 @@ Replacement: the file replaces, in one transaction, every judgment of each
 the same file twice leaves one copy, a corrected file replaces its
 predecessor whatever its name, and files split by annotator or by run add up.
 An annotator's judgments of a run on a criterion therefore belong in one file.
+
+A judgment describes one text: the sha256 of the output text it judged is kept
+(text_sha256). When a reload of the run changes or removes that text,
+load_outputs deletes the judgment in its own transaction
+(`drop_judgments_of_changed_texts`), and the build never attaches a judgment
+whose hash is not the output's.
+
+The campaign, corpus, team and run of every row must be valid names
+(loaders/names.py), like the arguments of load-outputs.
 """
 
 import csv
@@ -25,8 +34,8 @@ import pyarrow as pa
 
 from srlens.loaders.conllu_reader import read_text
 from srlens.loaders.errors import LoadError
-from srlens.loaders.load import submission_id
-from srlens.loaders.store import insert_columns, open_for_write, transaction, utc_now
+from srlens.loaders.names import NameRefused, check_name, submission_id
+from srlens.loaders.store import open_for_write, transaction, utc_now
 
 REQUIRED = ("annotator", "team", "run", "corpus", "sent_id", "criterion", "score")
 OPTIONAL = {"campaign": "default"}
@@ -79,6 +88,12 @@ def _read_rows(path, reader):
         empty = [name for name in REQUIRED if not values[name]]
         if empty:
             problems.append((line, f"empty {', '.join(empty)}"))
+            continue
+        try:
+            for name in ("campaign", "corpus", "team", "run"):
+                values[name] = check_name(values[name], name)
+        except NameRefused as err:
+            problems.append((line, str(err)))
             continue
         try:
             score = float(values["score"])
@@ -141,6 +156,8 @@ def load_human(warehouse, path):
         if problems:
             raise _error(path, problems)
         keys = sorted({tuple(columns[name][i] for name in REPLACEMENT_KEY) for i in range(n)})
+        judged = pa.table({**columns, "submission_id": [submission_id(*(columns[name][i] for name in (
+            "campaign", "corpus", "team", "run"))) for i in range(n)]})
         with transaction(con):
             con.register("_srlens_human_keys",
                          pa.table({name: [k[j] for k in keys] for j, name in enumerate(REPLACEMENT_KEY)}))
@@ -152,7 +169,39 @@ def load_human(warehouse, path):
                       and lower(h.criterion) = lower(k.criterion)""")
             finally:
                 con.unregister("_srlens_human_keys")
-            now = utc_now()
-            insert_columns(con, "raw.human_judgments",
-                           {**columns, "source_file": [str(path)] * n, "loaded_at": [now] * n})
+            _insert_with_text_hash(con, judged, str(path), utc_now())
     return n
+
+
+def _insert_with_text_hash(con, judged, source_file, loaded_at):
+    """Insert the judgments with the sha256 of the output text each one judges."""
+    con.register("_srlens_judgments", judged)
+    try:
+        inserted = con.execute("""
+            insert into raw.human_judgments (campaign, corpus, team, run, annotator, sent_id, criterion, score,
+                                             source_file, line_no, loaded_at, text_sha256)
+            select j.campaign, j.corpus, j.team, j.run, j.annotator, j.sent_id, j.criterion, j.score,
+                   $source_file, j.line_no, $loaded_at, sha256(o.text)
+            from _srlens_judgments j
+            join raw.outputs o on o.submission_id = j.submission_id and o.sent_id = j.sent_id
+            where not o.is_missing""", {"source_file": source_file, "loaded_at": loaded_at}).fetchone()[0]
+    finally:
+        con.unregister("_srlens_judgments")
+    if inserted != judged.num_rows:  # _unknown_references checked every output exists: never happens
+        raise RuntimeError(f"{judged.num_rows - inserted} judgments found no output text")
+
+
+def drop_judgments_of_changed_texts(con, campaign, corpus, team, run):
+    """Delete the run's judgments whose text the run no longer has (changed or missing); returns how many.
+
+    load_outputs calls it inside its transaction, after the new outputs are in. A judgment without
+    a hash (written by an older srlens and not matched to a text since) goes too.
+    """
+    return con.execute("""
+        delete from raw.human_judgments h
+        where h.campaign = $campaign and h.corpus = $corpus and h.team = $team and h.run = $run
+          and not coalesce(h.text_sha256 = (
+              select sha256(o.text) from raw.outputs o
+              where o.submission_id = $submission_id and o.sent_id = h.sent_id), false)""",
+        {"campaign": campaign, "corpus": corpus, "team": team, "run": run,
+         "submission_id": submission_id(campaign, corpus, team, run)}).fetchone()[0]

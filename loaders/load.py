@@ -7,17 +7,25 @@ loading the same input again leaves one copy.
 
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import pyarrow as pa
 
 from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.errors import LoadError
+from srlens.loaders.human import drop_judgments_of_changed_texts
+from srlens.loaders.names import check_name, submission_id
 from srlens.loaders.outputs_reader import read_run
 from srlens.loaders.store import insert_columns, open_for_write, transaction, utc_now
 
+__all__ = ["LoadedRun", "guess_language", "load_outputs", "load_treebank", "submission_id"]
 
-def submission_id(campaign, corpus, team, run):
-    return f"{campaign}/{corpus}/{team}/{run}"
+
+class LoadedRun(NamedTuple):
+    """What load_outputs did: sentences matched, sentences missing, human judgments dropped."""
+    loaded: int
+    missing: int
+    judgments_dropped: int
 
 
 def guess_language(corpus, path):
@@ -31,7 +39,8 @@ def guess_language(corpus, path):
 
 def load_treebank(warehouse, path, corpus, language=None):
     """Load (or replace) the reference treebank of `corpus`; returns (sentences, words)."""
-    language = language or guess_language(corpus, path)
+    corpus = check_name(corpus, "--corpus")
+    language = guess_language(corpus, path) if language is None else check_name(language, "--language")
     treebank = read_conllu(path)
     with open_for_write(warehouse) as con, transaction(con):
         _check_runs_still_match(con, path, corpus, treebank.sentences["sent_id"])
@@ -59,7 +68,14 @@ def _check_runs_still_match(con, path, corpus, sent_ids):
 
 
 def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="auto", allow_partial=False):
-    """Load (or replace) one system run; returns the number of sentences matched."""
+    """Load (or replace) one system run (the exact identity campaign, corpus, team, run); returns a LoadedRun.
+
+    Human judgments of the run whose sentence text the reload changes or removes are deleted in
+    the same transaction (loaders/human.py): a judgment describes one text.
+    """
+    campaign, corpus, team, run = (check_name(name, argument) for name, argument in
+                                   ((campaign, "--campaign"), (corpus, "--corpus"), (team, "--team"),
+                                    (run, "--run")))
     run_file = read_run(path, fmt)
     sub_id = submission_id(campaign, corpus, team, run)
     with open_for_write(warehouse) as con:
@@ -78,27 +94,69 @@ def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="au
             con.execute("insert into raw.submissions values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         [sub_id, corpus, team, run, campaign, str(path), run_file.format, matched_by,
                          run_file.sha256, len(reference) - missing, missing, utc_now()])
-    return len(reference) - missing, missing
+            dropped = drop_judgments_of_changed_texts(con, campaign, corpus, team, run)
+    return LoadedRun(len(reference) - missing, missing, dropped)
 
 
 def _match(path, run_file, reference, allow_partial):
-    """Pair run sentences with reference sentences: by sent_id when the ids are the treebank's, else by order."""
+    """Pair run sentences with reference sentences, never by a guess (README, "How a run is matched").
+
+    By sent_id when the run carries ids of the treebank: then every sentence must carry one, once.
+    By order when it carries none of them: then the counts must be equal. Anything between is an error.
+    """
     ref_idx = {sent_id: idx for idx, sent_id in reference}
-    ids = run_file.sent_ids
-    by_id = bool(ids) and all(i is not None for i in ids) and any(i in ref_idx for i in ids)
-    if by_id:
-        unknown = [(i, line) for i, line in zip(ids, run_file.line_nos) if i not in ref_idx]
+    ids, lines = run_file.sent_ids, run_file.line_nos
+
+    def error(message, k=None):
+        note = f" {run_file.format_note}" if run_file.format_note else ""
+        return LoadError(path, message + note, None if k is None else lines[k], None if k is None else ids[k])
+
+    # Shared-task files number their own sentences 1..N. Such ids are the treebank's only when the
+    # treebank has these ids at these positions; if some are not the treebank's, they number the run.
+    positional = _numbers_its_positions(ids)
+    if positional and any(ref_idx.get(sent_id) != k for k, sent_id in enumerate(ids, start=1)):
+        if all(sent_id in ref_idx for sent_id in ids):
+            k = next(k for k, sent_id in enumerate(ids) if ref_idx[sent_id] != k + 1)
+            raise error(f"the run's sent_ids are 1..{len(ids)} in file order, and the treebank has these ids "
+                        f"in another order (its sentence {ref_idx[ids[k]]} is {ids[k]!r}): they may number the "
+                        "run's own sentences or name the treebank's, so neither is assumed. Put the run in the "
+                        "treebank's order", k)
+        ids = [None] * len(ids)
+
+    known = [k for k, sent_id in enumerate(ids) if sent_id in ref_idx]
+    unknown = [k for k, sent_id in enumerate(ids) if sent_id is not None and sent_id not in ref_idx]
+    without = [k for k, sent_id in enumerate(ids) if sent_id is None]
+    first_use = {}
+    repeated = [k for k, sent_id in enumerate(ids) if sent_id is not None and first_use.setdefault(sent_id, k) != k]
+    if repeated:
+        raise error(f"{len(repeated)} sentence(s) repeat a sent_id: "
+                    + _sample(ids, lines, repeated, lambda k: f", first at line {lines[first_use[ids[k]]]}"),
+                    repeated[0])
+    if known and (unknown or without):
+        parts = [f"{len(known)} with the treebank's sent_ids"]
         if unknown:
-            shown = ", ".join(i for i, _ in unknown[:5]) + (" ..." if len(unknown) > 5 else "")
-            raise LoadError(path, f"{len(unknown)} sent_id(s) not in the treebank: {shown}",
-                            unknown[0][1], unknown[0][0])
-        by_ref = {ref_idx[i]: k for k, i in enumerate(ids)}
+            parts.append(f"{len(unknown)} with sent_ids the treebank does not have ({_sample(ids, lines, unknown)})")
+        if without:
+            parts.append(f"{len(without)} without a sent_id (at line {_lines(lines, without)})")
+        raise error(f"the run's sentences do not all carry the treebank's sent_ids: {'; '.join(parts)}. A run "
+                    "is matched by sent_id only when every sentence has one of the treebank, else by order",
+                    (unknown or without)[0])
+    if unknown and without:
+        raise error(f"only some of the run's sentences carry a sent_id: {len(unknown)} do "
+                    f"({_sample(ids, lines, unknown)}; none of them is in the treebank) and {len(without)} "
+                    f"do not (at line {_lines(lines, without)})", without[0])
+    if known:
+        by_ref = {ref_idx[sent_id]: k for k, sent_id in enumerate(ids)}
+        if len(ids) < len(reference) and not allow_partial:
+            raise error(f"the run has {len(ids)} sentences and the treebank has {len(reference)} "
+                        f"(--allow-partial records the {len(reference) - len(ids)} others as missing)")
     else:
-        by_ref = {idx: k for k, (idx, _) in enumerate(reference) if k < len(ids)}
-    if len(ids) != len(reference) and not (by_id and allow_partial and len(ids) < len(reference)):
-        hint = " (--allow-partial accepts a run with fewer sentences when it carries sent_ids)" \
-            if len(ids) < len(reference) else ""
-        raise LoadError(path, f"the run has {len(ids)} sentences and the treebank has {len(reference)}{hint}")
+        by_ref = {idx: k for k, (idx, _) in enumerate(reference)}
+        if len(ids) != len(reference):
+            why = ("its sent_ids 1..N number its own sentences, so it is matched by order" if positional else
+                   "it carries no sent_id of the treebank, so it is matched by order")
+            partial = "; --allow-partial needs the treebank's sent_ids" if len(ids) < len(reference) else ""
+            raise error(f"the run has {len(ids)} sentences and the treebank has {len(reference)} ({why}{partial})")
     rows = {"sent_idx": [], "sent_id": [], "text": [], "is_missing": [], "line_no": []}
     for idx, sent_id in reference:
         k = by_ref.get(idx)
@@ -106,8 +164,24 @@ def _match(path, run_file, reference, allow_partial):
         rows["sent_id"].append(sent_id)
         rows["text"].append(None if k is None else run_file.texts[k])
         rows["is_missing"].append(k is None)
-        rows["line_no"].append(None if k is None else run_file.line_nos[k])
-    return rows, "sent_id" if by_id else "order"
+        rows["line_no"].append(None if k is None else lines[k])
+    return rows, "sent_id" if known else "order"
+
+
+def _numbers_its_positions(ids):
+    """True for sent_ids 1, 2, ..., N in file order: the shared tasks' numbering of a run's own sentences."""
+    return all(sent_id == str(k) for k, sent_id in enumerate(ids, start=1))
+
+
+def _sample(ids, lines, ks, more=lambda k: "", shown=3):
+    """The first few offending sent_ids with their line numbers, for an error message."""
+    text = ", ".join(f"{ids[k]!r} at line {lines[k]}{more(k)}" for k in ks[:shown])
+    return text + (f" and {len(ks) - shown} more" if len(ks) > shown else "")
+
+
+def _lines(lines, ks, shown=3):
+    """The line numbers of the first few offending sentences."""
+    return ", ".join(str(lines[k]) for k in ks[:shown]) + (f" and {len(ks) - shown} more" if len(ks) > shown else "")
 
 
 def _insert_output_tokens(con, sub_id, run_file, rows):

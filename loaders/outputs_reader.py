@@ -1,11 +1,16 @@
 """Readers for one system run: plain text, shared-task blocks, or CoNLL-U."""
 
+import re
 from dataclasses import dataclass, field
 
-from srlens.loaders.conllu_reader import SENT_ID_COMMENT, TEXT_COMMENT, read_conllu, read_text, split_blocks
+from srlens.loaders.conllu_reader import (SENT_ID_COMMENT, TEXT_COMMENT, comment_sent_id, read_conllu, read_text,
+                                          split_blocks, split_lines)
 from srlens.loaders.errors import LoadError
 
 FORMATS = ("auto", "text", "sr", "conllu")
+# A CoNLL-U word line: an integer id and ten tab-separated columns. Only such a line makes a file CoNLL-U:
+# a stray tab-rich line of plain text is not one.
+_WORD_LINE = re.compile(r"[1-9][0-9]*(\t[^\t]*){9}\Z")
 
 
 @dataclass
@@ -18,16 +23,20 @@ class RunFile:
     line_nos: list = field(default_factory=list)
     conllu: object = None  # the parsed Treebank for --format conllu
     sha256: str = ""
+    format_note: str = ""  # with --format auto: which format was guessed and why, for error messages
 
 
 def detect_format(text):
-    """conllu if any line has ten tab-separated columns, sr if it has '# text =' lines, else text."""
-    lines = text.split("\n", 2000)[:2000]
-    if any(line.count("\t") == 9 for line in lines):
-        return "conllu"
-    if any(TEXT_COMMENT.match(line) for line in lines):
-        return "sr"
-    return "text"
+    """(format, why): conllu if a line is a CoNLL-U word line, else sr if a line is a '# text =' comment,
+    else text."""
+    lines = split_lines(text)
+    for number, line in enumerate(lines, start=1):
+        if _WORD_LINE.match(line):
+            return "conllu", f"line {number} is a CoNLL-U word line"
+    for number, line in enumerate(lines, start=1):
+        if TEXT_COMMENT.match(line):
+            return "sr", f"line {number} is a '# text =' comment"
+    return "text", "no line is a CoNLL-U word line or a '# text =' comment"
 
 
 def read_run(path, fmt="auto"):
@@ -36,10 +45,20 @@ def read_run(path, fmt="auto"):
     text, digest = read_text(path)
     if not text.strip():
         raise LoadError(path, "the file is empty")
+    note = ""
     if fmt == "auto":
-        fmt = detect_format(text)
-    run = {"text": _read_plain, "sr": _read_sr, "conllu": _read_conllu}[fmt](path, (text, digest))
+        fmt, why = detect_format(text)
+        others = " or ".join(f"--format {f}" for f in FORMATS[1:] if f != fmt)
+        note = f"(read as {fmt} because {why}; to read it otherwise, give {others})"
+    reader = {"text": _read_plain, "sr": _read_sr, "conllu": _read_conllu}[fmt]
+    try:
+        run = reader(path, (text, digest))
+    except LoadError as err:
+        if note:
+            raise err.with_note(note) from None
+        raise
     run.sha256 = digest
+    run.format_note = note
     return run
 
 
@@ -59,23 +78,28 @@ def _read_plain(path, source):
 def _read_sr(path, source):
     """Blocks of '# sent_id = ...' and '# text = ...' separated by blank lines."""
     run = RunFile("sr")
-    # Unlike CoNLL-U, a missing final blank line loses nothing here.
+    # Unlike CoNLL-U, a missing final blank line or a doubled one loses nothing here.
     text = source[0].rstrip("\r\n") + "\n\n"
-    for first_line, block in split_blocks(path, text):
-        ids = [m.group(1) for m in map(SENT_ID_COMMENT.match, block) if m]
+    blocks = list(split_blocks(path, text, strict=False))
+    for position, (first_line, block) in enumerate(blocks):
+        sent_id = comment_sent_id(path, block, first_line)
         texts = [m.group(1) for m in map(TEXT_COMMENT.match, block) if m]
         other = [line for line in block if not line.startswith("#")]
-        sent_id = ids[0] if ids else None
         if other:
             raise LoadError(path, f"unexpected line {other[0][:60]!r} in a '# sent_id'/'# text' block",
                             first_line + block.index(other[0]), sent_id)
-        if len(ids) != 1 or len(texts) != 1:
+        next_block = blocks[position + 1][1] if position + 1 < len(blocks) else []
+        if sent_id is not None and not texts and next_block and \
+                not any(SENT_ID_COMMENT.match(line) for line in next_block):
+            blank = first_line + len(block)  # a stray blank line cut the block in two
+            raise LoadError(path, f"blank line {blank} separates this block's '# sent_id' from its '# text'",
+                            blank, sent_id)
+        if sent_id is None or len(texts) != 1:
             raise LoadError(path, f"a block needs exactly one '# sent_id =' and one '# text =' line "
-                            f"(found {len(ids)} and {len(texts)})", first_line, sent_id)
+                            f"(found {int(sent_id is not None)} and {len(texts)})", first_line, sent_id)
         run.sent_ids.append(sent_id)
         run.texts.append(texts[0].strip())
         run.line_nos.append(first_line)
-    _check_unique_ids(path, run)
     return run
 
 
@@ -107,12 +131,3 @@ def _surface(tokens):
         elif int(token_id) > skip_to:
             out.append(form)
     return " ".join(out)
-
-
-def _check_unique_ids(path, run):
-    seen = {}
-    for sent_id, line in zip(run.sent_ids, run.line_nos):
-        if sent_id in seen:
-            raise LoadError(path, f"sent_id repeated (first at line {seen[sent_id]})", line, sent_id)
-        seen[sent_id] = line
-

@@ -28,6 +28,7 @@ import re
 from pathlib import Path
 
 from srlens.loaders.errors import LoadError
+from srlens.loaders.names import NameRefused, check_name
 from srlens.loaders.store import file_sha256, insert_columns, open_for_write, transaction, utc_now
 
 DEFINING = ("language", "kind", "deprel", "dep_upos", "head_upos", "feature", "side")
@@ -36,8 +37,7 @@ KINDS = ("agreement", "argstruct")
 TRUE = {"true", "t", "yes", "y", "1"}
 FALSE = {"false", "f", "no", "n", "0"}
 
-_LANGUAGE = re.compile(r"[A-Za-z0-9_-]+")
-_DEPREL = re.compile(r"[^\s|>]+")
+_DEPREL = re.compile(r"\w+(:\w+)*")  # UD: a relation and its subtypes, nmod:poss; never | > / or controls
 _UPOS = re.compile(r"[A-Z]+")
 _FEATURE = re.compile(r"[A-Za-z0-9]+(\[[A-Za-z0-9]+\])?")
 _VALUE_SET = re.compile(r"[A-Za-z0-9]+(,[A-Za-z0-9]+)*")
@@ -68,7 +68,6 @@ def parse_rule_id(text):
 
 def _check_definition(path, line, d):
     checks = [
-        ("language", _LANGUAGE, "a language code such as de"),
         ("deprel", _DEPREL, "a dependency relation such as amod or nmod:poss"),
         ("dep_upos", _UPOS, "a UPOS tag such as NOUN"),
         ("head_upos", _UPOS, "a UPOS tag such as NOUN"),
@@ -76,6 +75,10 @@ def _check_definition(path, line, d):
     ]
     if d["kind"] not in KINDS:
         raise LoadError(path, f"kind {d['kind']!r} is not one of {', '.join(KINDS)}", line)
+    try:
+        check_name(d["language"], "language")  # a name like the --language of load-treebank
+    except NameRefused as err:
+        raise LoadError(path, str(err), line) from None
     for column, pattern, what in checks:
         if not pattern.fullmatch(d[column]):
             raise LoadError(path, f"{column} {d[column]!r} is not {what}", line)

@@ -88,7 +88,9 @@ create table if not exists raw.output_tokens (
 
 -- One row per human judgment (srlens load-human; SPEC section 10). A run, corpus and
 -- sentence a judgment names must be loaded. Loading a file replaces every judgment of the
--- (campaign, corpus, team, run, annotator, criterion) sets it contains.
+-- (campaign, corpus, team, run, annotator, criterion) sets it contains. A judgment describes
+-- one text (text_sha256): reloading the run with another text for the sentence, or without
+-- it, deletes the judgment (loaders/human.py).
 create table if not exists raw.human_judgments (
     campaign    varchar not null,   -- 'default' when the file has no campaign column
     corpus      varchar not null,
@@ -100,8 +102,18 @@ create table if not exists raw.human_judgments (
     score       double not null,    -- raw score; z-normalized per annotator in dbt
     source_file varchar not null,
     line_no     integer not null,   -- line of the judgment in source_file
-    loaded_at   timestamp not null
+    loaded_at   timestamp not null,
+    text_sha256 varchar             -- sha256 of the output text judged (UTF-8, hex)
 );
+-- Warehouses written before text_sha256 existed: add it, and take the run's current text as
+-- the judged one (what the build attached them to until then). Judgments of a sentence the
+-- run lacks keep NULL and are never attached.
+alter table raw.human_judgments add column if not exists text_sha256 varchar;
+update raw.human_judgments h set text_sha256 = sha256(o.text)
+from raw.submissions s, raw.outputs o
+where h.text_sha256 is null
+  and s.campaign = h.campaign and s.corpus = h.corpus and s.team = h.team and s.run = h.run
+  and o.submission_id = s.submission_id and o.sent_id = h.sent_id and not o.is_missing;
 
 -- Morphosyntactic rules added, changed or disabled by hand (`srlens load-rules FILE`, SPEC
 -- section 9). One row per CSV row, validated and completed by loaders/rules.py: rule_id and the

@@ -84,8 +84,10 @@ still projective.
 Output: an sr-format file (`# sent_id = ...` / `# text = ...`) of syntactic
 words (a multiword token such as "don't" comes out as its words "do n't", as
 the reference's words are what the scores compare), written to
-`<warehouse dir>/baselines/<campaign>/<corpus>/<team>/<run>.sr` and loaded with
-`loaders.load.load_outputs(..., fmt='sr')`.
+`<warehouse dir>/baselines/<campaign>+<corpus>+<team>+<run>.<hash>.sr` (the names
+percent-encoded, plus a short hash of them: `loaders.names.file_in`) and loaded
+with `loaders.load.load_outputs(..., fmt='sr')`. Names are checked first
+(`loaders.names.check_name`), like those of load-outputs.
 """
 
 from __future__ import annotations
@@ -94,12 +96,14 @@ import hashlib
 import math
 import os
 import random
+import tempfile
 import time
 from pathlib import Path
 
 import duckdb
 
-from srlens.loaders.load import load_outputs, submission_id
+from srlens.loaders.load import load_outputs
+from srlens.loaders.names import check_name, file_in, submission_id
 from srlens.loaders.store import open_for_write, transaction, utc_now
 
 FEATURES = ("head", "child_pos", "child_rel")
@@ -249,7 +253,10 @@ def train(warehouse, treebank_corpus, model_name=None, features=FEATURES):
     """
     variables = model_variables(features)
     features = [f for f in FEATURES if f in features]
-    model_name = model_name or default_model_name(treebank_corpus, features)
+    treebank_corpus = check_name(treebank_corpus, "--treebank")
+    if model_name is None:
+        model_name = default_model_name(treebank_corpus, features)
+    model_name = check_name(model_name, "--model")
     if model_name == RANDOM_MODEL:
         raise BaselineError(f"{RANDOM_MODEL!r} is reserved for the random-order baseline")
     params = {"corpus": treebank_corpus, "model": model_name}
@@ -538,8 +545,8 @@ def _model(con, model_name):
 
 
 def run_path(warehouse, corpus, run, team="baseline", campaign="default"):
-    """Where generate() writes a run: the submission id as a path under the warehouse's folder."""
-    return Path(warehouse).resolve().parent / "baselines" / f"{submission_id(campaign, corpus, team, run)}.sr"
+    """Where generate() writes a run: a file named after its identity in <warehouse folder>/baselines."""
+    return file_in(Path(warehouse).resolve().parent / "baselines", (campaign, corpus, team, run), ".sr")
 
 
 def linearize(warehouse, corpus, model_name, seed=0):
@@ -601,19 +608,31 @@ def generate(warehouse, corpus, run, model_name=None, input="lemma", team="basel
     """
     if input not in INPUTS:
         raise BaselineError(f"input must be one of {', '.join(INPUTS)} (got {input!r})")
+    campaign, corpus, team, run = (check_name(name, argument) for name, argument in
+                                   ((campaign, "--campaign"), (corpus, "--corpus"), (team, "--team"),
+                                    (run, "--run")))
+    path = run_path(warehouse, corpus, run, team, campaign)  # refused names never reach the disk
     started = time.perf_counter()
     stats = {"exact": 0, "fallback": 0}
     model_name, realized = _linearize(warehouse, corpus, model_name, seed, stats)
-    path = run_path(warehouse, corpus, run, team, campaign)
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = []
     for sent_idx in sorted(realized):
         sent_id, order, words = realized[sent_idx]
         text = " ".join(_token(*words[w], input) for w in order)
         lines.append(f"# sent_id = {sent_id}\n# text = {text}\n\n")
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(lines), encoding="utf-8")
-    os.replace(tmp, path)
+    # A new temporary file (O_EXCL: never one planted there), renamed over the run's file.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".generating-", suffix=".sr")
+    try:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # as an ordinary new file, not mkstemp's 0600
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write("".join(lines))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
     load_outputs(warehouse, path, corpus, team, run, campaign=campaign, fmt="sr")
     words = sum(len(order) for _, order, _ in realized.values())
     with open_for_write(warehouse) as con:

@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import yaml
 
-from srlens.loaders.errors import LoadError
+from srlens.loaders.errors import LoadError, printable
 from srlens.loaders.human import load_human
 from srlens.loaders.rules import load_rules
 from srlens.loaders.load import load_outputs, load_treebank
@@ -44,6 +44,8 @@ SRLENS_STANZA_DIR (build --stanza-dir). Add --debug before the command to see a 
 
 # Commands that read an existing warehouse: a missing file is an error, not a new empty warehouse.
 NEEDS_WAREHOUSE = ("build", "query", "examples", "report", "status", "export-parquet", "baseline")
+# What a name may hold (loaders/names.py), for the help of the options that take one.
+NAMES = "a name: letters, digits and . _ - +"
 # dbt vars that `srlens build` sets itself (see srlens/build.py prepare()).
 BUILD_SETS_VARS = {"processor": "--processor", "stanza_processors": "--stanza-dir",
                    "bleu_nltk_version": "the installed nltk"}
@@ -88,7 +90,7 @@ def parser():
                        description="Load (or replace) the reference treebank of a corpus. "
                                    "Example: srlens load-treebank en_ewt-ud-test.conllu --corpus en_ewt")
     c.add_argument("file", help="a UD CoNLL-U file")
-    c.add_argument("--corpus", required=True, help="the corpus name runs will refer to, e.g. en_ewt")
+    c.add_argument("--corpus", required=True, help=f"the corpus name runs will refer to, e.g. en_ewt ({NAMES})")
     c.add_argument("--language", help="ISO code of the language, e.g. en (default: the prefix of the "
                                       "corpus or file name, as in UD's en_ewt)")
 
@@ -100,7 +102,7 @@ def parser():
     c.add_argument("file", help="the run: one sentence a line (text), '# sent_id'/'# text' blocks (sr), "
                                 "or CoNLL-U already processed by your parser (conllu)")
     c.add_argument("--corpus", required=True, help="the corpus (treebank) the run realizes")
-    c.add_argument("--team", required=True, help="team or system name, e.g. ims")
+    c.add_argument("--team", required=True, help=f"team or system name, e.g. ims or BME-UW ({NAMES})")
     c.add_argument("--run", required=True, help="run name within the team, e.g. 1 or beam5")
     c.add_argument("--campaign", default="default", help="campaign, e.g. sr19 (default: %(default)s)")
     c.add_argument("--format", default="auto", choices=FORMATS,
@@ -234,7 +236,12 @@ def announce(path, large=5_000_000):
     """A large file takes seconds to read and check: say so before the wait (stderr)."""
     size = Path(path).stat().st_size if Path(path).is_file() else 0
     if size >= large:
-        print(f"reading and checking {path} ({size / 1e6:.0f} MB)", file=sys.stderr)
+        say(f"reading and checking {path} ({size / 1e6:.0f} MB)", file=sys.stderr)
+
+
+def say(text, file=None):
+    """Print one line that may hold names from the user (files, corpora, runs): never raw escape codes."""
+    print(printable(text), file=file)
 
 
 def run(args):
@@ -242,44 +249,46 @@ def run(args):
         announce(args.file)
     if args.command == "load-treebank":
         sentences, words = load_treebank(args.warehouse, args.file, args.corpus, args.language)
-        print(f"loaded {sentences} sentences ({words} words) as corpus {args.corpus}")
+        say(f"loaded {sentences} sentences ({words} words) as corpus {args.corpus}")
     elif args.command == "load-outputs":
-        loaded, missing = load_outputs(args.warehouse, args.file, args.corpus, args.team, args.run,
-                                       args.campaign, args.format, args.allow_partial)
-        print(f"loaded {loaded} sentences of {args.team}/{args.run} for corpus {args.corpus}"
-              + (f" ({missing} missing)" if missing else ""))
+        result = load_outputs(args.warehouse, args.file, args.corpus, args.team, args.run,
+                              args.campaign, args.format, args.allow_partial)
+        say(f"loaded {result.loaded} sentences of {args.team}/{args.run} for corpus {args.corpus}"
+            + (f" ({result.missing} missing)" if result.missing else ""))
+        if result.judgments_dropped:
+            say(f"{result.judgments_dropped} human judgments dropped: their text changed or is gone")
     elif args.command == "load-human":
-        print(f"loaded {load_human(args.warehouse, args.file)} human judgments from {args.file}")
+        say(f"loaded {load_human(args.warehouse, args.file)} human judgments from {args.file}")
     elif args.command == "load-demo":
-        print(f"loaded {load_demo(args.warehouse)} demo files")
+        say(f"loaded {load_demo(args.warehouse)} demo files")
     elif args.command == "examples":
         frame = subtree_examples(args.warehouse, args.view, args.subtree, args.submission, args.limit)
         sys.stdout.write(format_frame(frame, args.format).rstrip("\n") + "\n")
     elif args.command == "load-rules":
-        print(f"loaded {load_rules(args.warehouse, args.file)} rule rows from {args.file}")
+        say(f"loaded {load_rules(args.warehouse, args.file)} rule rows from {args.file}")
     elif args.command == "baseline" and args.baseline_command == "train":
         features = tuple(f for f in baseline.FEATURES if f not in args.without)
-        print(f"trained model {baseline.train(args.warehouse, args.treebank, args.model, features)}")
+        say(f"trained model {baseline.train(args.warehouse, args.treebank, args.model, features)}")
     elif args.command == "baseline":
         path = baseline.generate(args.warehouse, args.corpus, args.run, args.model, args.input, args.team,
                                  args.campaign, args.seed)
-        print(f"generated and loaded run {args.team}/{args.run} for corpus {args.corpus} ({path})")
+        say(f"generated and loaded run {args.team}/{args.run} for corpus {args.corpus} ({path})")
     elif args.command == "build":
         build(args.warehouse, processor=args.processor, stanza_dir=args.stanza_dir, dbt_vars=dict(args.var),
               full_refresh=args.full_refresh)
-        print(f"built {args.warehouse}")
+        say(f"built {args.warehouse}")
     elif args.command == "query":
         sys.stdout.write(run_query(args.warehouse, args.sql, args.format).rstrip("\n") + "\n")
     elif args.command == "report":
         from srlens.report import write_report  # matplotlib is only imported when a report is asked for
-        print(f"wrote {write_report(args.warehouse, args.out_dir)}")
+        say(f"wrote {write_report(args.warehouse, args.out_dir)}")
     elif args.command == "status":
         from srlens.status import status
         sys.stdout.write(status(args.warehouse).rstrip("\n") + "\n")
     elif args.command == "export-parquet":
         from srlens.export import export_parquet
         paths = export_parquet(args.warehouse, args.out_dir)
-        print(f"wrote {len(paths)} Parquet files to {args.out_dir}")
+        say(f"wrote {len(paths)} Parquet files to {args.out_dir}")
 
 
 def check_warehouse(args):
@@ -338,12 +347,12 @@ def main(argv=None):
             baseline.BaselineError, OSError) as err:
         if args.debug:
             traceback.print_exc()
-        print(f"srlens: error: {err}", file=sys.stderr)
+        say(f"srlens: error: {err}", file=sys.stderr)
         return 2
     except Exception as err:  # a database error is still one clear line unless --debug
         if args.debug:
             raise
-        print(f"srlens: error: {describe(err, args.warehouse)}", file=sys.stderr)
+        say(f"srlens: error: {describe(err, args.warehouse)}", file=sys.stderr)
         return 1
     return 0
 

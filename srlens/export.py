@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from srlens.loaders.names import check_name, file_in
 from srlens.status import WarehouseError, mart_names, open_read_only
 
 
@@ -15,6 +16,11 @@ def _select_list(con, mart):
                      for name, kind in columns)
 
 
+def mart_file(out, mart):
+    """OUT_DIR/<mart>.parquet; a table whose name is not a valid name (loaders/names.py) is refused."""
+    return file_in(out, [check_name(mart, "table of the main schema")], ".parquet", unique=False)
+
+
 def export_parquet(warehouse, out_dir):
     """Write OUT_DIR/<mart>.parquet for each table of the main schema; returns the paths written."""
     con = open_read_only(warehouse)  # COPY ... TO writes the Parquet file, never the warehouse
@@ -23,10 +29,10 @@ def export_parquet(warehouse, out_dir):
         if not marts:
             raise WarehouseError(f"{warehouse} is not built yet (no marts): run srlens build")
         out = Path(out_dir)
+        files = {mart: mart_file(out, mart) for mart in marts}  # every name checked before any file is written
         out.mkdir(parents=True, exist_ok=True)
         paths = []
-        for mart in marts:
-            path = out / f"{mart}.parquet"
+        for mart, path in files.items():
             literal = str(path).replace("'", "''")
             con.execute(f"copy (select {_select_list(con, mart)} from main.\"{mart}\") "
                         f"to '{literal}' (format parquet)")

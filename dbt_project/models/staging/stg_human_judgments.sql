@@ -13,7 +13,8 @@ select
     h.score,
     h.source_file,
     h.line_no,
-    h.loaded_at
+    h.loaded_at,
+    h.text_sha256
 from {{ source('raw', 'human_judgments') }} h
 left join {{ ref('stg_submissions') }} s using (campaign, corpus, team, run)
 left join {{ ref('stg_sentences') }} t using (corpus, sent_id)
