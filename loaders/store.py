@@ -3,6 +3,10 @@
 import contextlib
 import fcntl
 import hashlib
+import os
+import re
+import signal
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -24,14 +28,63 @@ def connect(path):
     return duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
 
 
+class WarehouseError(ValueError):
+    """The warehouse cannot be used as asked: one line that says what to do."""
+
+
+STOP_AT_ENV = "SRLENS_TEST_STOP_AT"
+
+
+def stop_point(name):
+    """Tests only: stop this process (SIGSTOP) at the named step, so that a test can SIGKILL it exactly there.
+
+    Used where no output marks the moment: the middle of the copy and just before the swap of a
+    build, and just before a load's commit. Does nothing unless $SRLENS_TEST_STOP_AT is `name`.
+    """
+    if os.environ.get(STOP_AT_ENV) == name:
+        os.kill(os.getpid(), signal.SIGSTOP)
+
+
+def resolve(warehouse):
+    """The warehouse's real path (symlinks followed); its folder must exist: a typo never makes a new file."""
+    path = Path(warehouse).resolve()
+    if not path.parent.is_dir():
+        raise WarehouseError(f"the folder {path.parent} of the warehouse {warehouse} does not exist: "
+                             f"create it (mkdir -p {path.parent}) or name another --warehouse")
+    return path
+
+
 @contextlib.contextmanager
 def writer_lock(warehouse):
-    """Serialize loads and builds on one warehouse (a build swaps the file)."""
-    warehouse = Path(warehouse)
-    warehouse.parent.mkdir(parents=True, exist_ok=True)
-    with open(f"{warehouse}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        yield
+    """Serialize loads and builds on one warehouse (a build swaps the file); yields its real path.
+
+    The lock file is named after the real path, so every name that reaches the file through
+    symlinks takes the same lock. Names this cannot see (hard links, bind mounts of the file) are
+    covered by DuckDB's own lock on the file: a build holds a read-only connection to it, and
+    DuckDB then refuses every writer, whatever name it uses (see connect_for_write).
+    """
+    path = resolve(warehouse)
+    with open(f"{path}.lock", "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"srlens: waiting for another srlens command on {path} to finish", file=sys.stderr, flush=True)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield path
+
+
+def connect_for_write(path, warehouse=None):
+    """connect(), with DuckDB's refusal of a second writer said in one line."""
+    try:
+        return connect(path)
+    except duckdb.IOException as e:
+        if "lock" not in str(e).lower():
+            raise
+        held = re.search(r"held in (.*?\(PID \d+\))", str(e))
+        holder = f"{held.group(1)}; " if held else ""
+        raise WarehouseError(f"cannot write {warehouse or path}: another program has the file open ({holder}"
+                             "e.g. an srlens build through another name of the file, a BI tool or a DuckDB "
+                             "shell); nothing was written, try again when it is done") from None
 
 
 def ensure_raw_schema(con):
@@ -41,8 +94,8 @@ def ensure_raw_schema(con):
 @contextlib.contextmanager
 def open_for_write(warehouse):
     """A connection holding the writer lock, with the raw schema in place."""
-    with writer_lock(warehouse):
-        con = connect(warehouse)
+    with writer_lock(warehouse) as path:
+        con = connect_for_write(path, warehouse)
         try:
             ensure_raw_schema(con)
             yield con
@@ -56,6 +109,7 @@ def transaction(con):
     con.execute("begin transaction")
     try:
         yield con
+        stop_point("commit")
     except BaseException:
         con.execute("rollback")
         raise

@@ -3,12 +3,27 @@
 dbt builds into a copy of the warehouse; only a successful build replaces the
 file (an atomic rename). Readers that hold the old file open keep reading the
 old version, and a failed build leaves the warehouse exactly as it was.
+
+While it runs, a build holds the writer lock (loaders/store.py) and a read-only
+DuckDB connection to the live file: DuckDB then refuses any writer, whatever
+name it opens the file by, so no load can land in the file the build is about
+to replace. Before the swap the build checks that the file is the one it copied
+(inode, size, times); if not, it stops and replaces nothing.
+
+A build that was killed leaves its copy, the copy's WAL and temp folder, the dbt
+work folder and a pid file; the next build recognises them (the pid file names a
+process that no longer runs) and removes them with a one-line notice. dbt dies
+with the build (its own process group, and PR_SET_PDEATHSIG).
 """
 
+import contextlib
+import ctypes
+import errno
 import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -17,7 +32,7 @@ from pathlib import Path
 
 import duckdb
 
-from srlens.loaders.store import connect, ensure_raw_schema, utc_now, writer_lock
+from srlens.loaders.store import connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens import build_vars, processing
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
 from srlens.udfs.bleu import NLTK_COMPAT_VERSION
@@ -58,18 +73,42 @@ def dbt_environment(build_path, work_dir):
     return env
 
 
+_PR_SET_PDEATHSIG = 1
+_libc = ctypes.CDLL(None, use_errno=True)  # loaded before any fork: the child only calls it
+
+
+def _die_with_parent(parent_pid):
+    """preexec_fn of dbt: the kernel SIGKILLs it when the build process dies, even by SIGKILL."""
+    def preexec():
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent_pid:  # the build died before prctl took effect
+            os._exit(1)
+    return preexec
+
+
 def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True):
-    """Run the dbt CLI of this environment on `build_path`; returns (ok, output)."""
+    """Run the dbt CLI of this environment on `build_path`; returns (ok, output).
+
+    dbt runs in its own process group, which the build kills on any way out (Ctrl-C included);
+    PR_SET_PDEATHSIG covers a build that is killed outright.
+    """
     # dbt as a module of this interpreter: no reliance on where pip put the `dbt` script.
     cmd = [sys.executable, "-m", "dbt.cli.main", *args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
     proc = subprocess.Popen(cmd, env=dbt_environment(build_path, work_dir), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, process_group=0,
+                            preexec_fn=_die_with_parent(os.getpid()))
     lines = []
-    for line in proc.stdout:  # dbt's own "N of M START/OK" lines are the progress display
-        lines.append(line)
-        if echo:
-            sys.stderr.write(line)
-    return proc.wait() == 0, "".join(lines)
+    try:
+        for line in proc.stdout:  # dbt's own "N of M START/OK" lines are the progress display
+            lines.append(line)
+            if echo:
+                sys.stderr.write(line)
+        return proc.wait() == 0, "".join(lines)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        proc.stdout.close()
 
 
 def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=None, dbt_vars=None,
@@ -87,39 +126,177 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
     if processor not in PROCESSORS:
         raise BuildError(f"unknown processor {processor!r} (one of {', '.join(PROCESSORS)})")
     project_dir = Path(project_dir or os.environ.get("SRLENS_DBT_PROJECT") or DBT_PROJECT_DIR)
-    warehouse = Path(warehouse).resolve()  # dbt runs in its project folder: relative paths would move
-    work_dir = warehouse.parent / f".{warehouse.name}.dbt"
-    building = warehouse.parent / f".{warehouse.name}.building"
-    with writer_lock(warehouse):
-        # Only the copy is opened for writing: readers of the live file are never blocked.
-        if warehouse.exists():
-            shutil.copyfile(warehouse, building)
-        if Path(f"{warehouse}.wal").exists():
-            shutil.copyfile(f"{warehouse}.wal", f"{building}.wal")
+    # The real path: dbt runs in its project folder (relative paths would move), and every name of
+    # the file must lead to the same lock and the same work files.
+    with writer_lock(warehouse) as warehouse:
+        files = BuildFiles(warehouse)
+        files.clear_dead_build()
+        files.pid.write_text(f"{os.getpid()} {process_start_time(os.getpid())}\n")
         try:
             started_at, clock = utc_now(), time.monotonic()
-            all_vars = {**prepare(building, processor, stanza_dir, echo), **dbt_vars}
-            base, last_base = base_state(building, all_vars, project_dir)
-            full = full_refresh or base != last_base
-            args = ["build", "--vars", json.dumps(all_vars)]
-            args += ["--full-refresh"] if full else ["--select", RUN_DATA_DESCENDANTS]
-            if echo:
-                print("srlens: full build" if full else "srlens: incremental build (only runs changed "
-                      "since the last build)", file=sys.stderr)
-            ok, output = run_dbt(args, building, work_dir, project_dir, echo)
-            if not ok:
-                raise BuildError("dbt build failed; the warehouse is unchanged.\n" + _failures(output))
-            record_build(building, started_at, time.monotonic() - clock, all_vars, base, full,
-                         work_dir / "target")
-            os.replace(building, warehouse)
+            with copy_and_hold(warehouse, files.building) as copied:
+                all_vars = {**prepare(files.building, processor, stanza_dir, echo), **dbt_vars}
+                base, last_base = base_state(files.building, all_vars, project_dir)
+                full = full_refresh or base != last_base
+                args = ["build", "--vars", json.dumps(all_vars)]
+                args += ["--full-refresh"] if full else ["--select", RUN_DATA_DESCENDANTS]
+                if echo:
+                    print("srlens: full build" if full else "srlens: incremental build (only runs changed "
+                          "since the last build)", file=sys.stderr)
+                ok, output = run_dbt(args, files.building, files.work_dir, project_dir, echo)
+                if not ok:
+                    raise BuildError("dbt build failed; the warehouse is unchanged.\n" + _failures(output))
+                chunked = record_build(files.building, started_at, time.monotonic() - clock, all_vars, base,
+                                       full, files.work_dir / "target")
+                stop_point("swap")
+                check_unchanged(warehouse, copied)
+                os.replace(files.building, warehouse)
         finally:
-            for leftover in (building, Path(f"{building}.wal")):
-                leftover.unlink(missing_ok=True)
+            files.remove_temporary()
+    if echo and chunked:
+        print(f"srlens: {chunked} output sentences were too long to parse whole and were parsed in chunks of "
+              f"at most {processing.max_words()} words (sentence_scores.processing_status = 'chunked')",
+              file=sys.stderr)
+
+
+class BuildFiles:
+    """The files a build writes beside the warehouse `.NAME.*`: all but the dbt work folder are temporary."""
+
+    def __init__(self, warehouse):
+        hidden = warehouse.parent / f".{warehouse.name}"
+        self.building = Path(f"{hidden}.building")        # the copy dbt builds into
+        self.work_dir = Path(f"{hidden}.dbt")             # dbt's target/ and logs/, kept between builds
+        self.pid = Path(f"{hidden}.build.pid")            # "PID START_TIME" of the running build
+        # The copy's write-ahead log and DuckDB's spill folder.
+        self.temporary = (self.building, Path(f"{self.building}.wal"), Path(f"{self.building}.tmp"), self.pid)
+
+    def remove_temporary(self):
+        for path in self.temporary:
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+
+    def clear_dead_build(self):
+        """Remove what a killed build left (the caller holds the writer lock, so that build is gone)."""
+        left = [p for p in self.temporary if p.exists()]
+        if not left:
+            return
+        pid, started = _read_pid_file(self.pid)
+        if pid is not None and process_start_time(pid) == started:
+            raise BuildError(f"another build (pid {pid}) is still running on this warehouse "
+                             f"(its pid file is {self.pid}); wait for it to finish")
+        left += [self.work_dir] if self.work_dir.exists() else []  # its partial parse may be half-written
+        self.remove_temporary()
+        shutil.rmtree(self.work_dir, ignore_errors=True)
+        who = f"build {pid}" if pid is not None else "build"
+        print(f"srlens: removed what a killed {who} left: {', '.join(p.name for p in left)}",
+              file=sys.stderr, flush=True)
+
+
+def _read_pid_file(path):
+    try:
+        pid, started = path.read_text().split()
+        return int(pid), int(started)
+    except (OSError, ValueError):
+        return None, None
+
+
+def process_start_time(pid):
+    """When `pid` started, in clock ticks after boot (/proc/PID/stat field 22); None if it is not running.
+
+    A pid alone could have been reused by another process since the build died."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    return None if fields[0] in ("Z", "X") else int(fields[19])  # a zombie has ended too
+
+
+def file_state(path):
+    """What changes when anything writes the file or replaces it: inode, size, mtime (and its WAL's)."""
+    state = []
+    for p in (Path(path), Path(f"{path}.wal")):
+        try:
+            st = p.stat()
+        except FileNotFoundError:
+            state.append(None)
+            continue
+        state.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+    return state
+
+
+def check_unchanged(warehouse, copied):
+    """Stop the build, before the swap, if the live file is no longer the one it copied.
+
+    Nothing that takes DuckDB's lock can write it during the build (copy_and_hold); this catches
+    the rest. A hard link is no write: it keeps the old version after the swap, as a backup would.
+    """
+    if file_state(warehouse) != copied:
+        raise BuildError(f"{warehouse} changed while the build ran (another program wrote or replaced it, "
+                         "one that ignores DuckDB's lock, or a copy over the file); the build did not replace "
+                         "it, so nothing written to it is lost: run srlens build again")
+    links = Path(warehouse).stat().st_nlink if copied[0] else 1
+    if links > 1:
+        print(f"srlens: note: {warehouse} has {links} hard links; a build replaces the file, so the other "
+              "names keep the previous version (use a symbolic link to share a warehouse)", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def copy_and_hold(warehouse, building):
+    """Copy the live file to `building`, then hold a read-only DuckDB connection to it for the whole
+    build; yields the file_state of what was copied.
+
+    DuckDB's lock on the file then refuses every writer, whatever name it uses (a hard link, a bind
+    mount). The lock is taken after the copy: closing any descriptor of the file would drop it
+    (POSIX locks are per process and file); a write during the copy shows in file_state.
+    A WAL left by a killed load is first folded into the file (a checkpoint), so that the copy is
+    one file and no stale WAL lies beside the new warehouse after the swap.
+    """
+    if not Path(warehouse).exists():  # a new warehouse: nothing to copy or hold
+        yield file_state(warehouse)
+        return
+    if Path(f"{warehouse}.wal").exists():
+        try:
+            connect(warehouse).close()  # opening replays the WAL, closing checkpoints it
+        except duckdb.IOException as e:
+            raise BuildError(f"{warehouse} has a write-ahead log to fold in first, and another program has it "
+                             f"open: close it and build again ({str(e).splitlines()[0]})") from None
+    copied = file_state(warehouse)
+    copy_warehouse(warehouse, building)
+    live = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        if file_state(warehouse) != copied:
+            raise BuildError(f"{warehouse} was written while the build copied it: run srlens build again")
+        yield copied
+    finally:
+        live.close()
+
+
+COPY_CHUNK = 8 << 20
+
+
+def copy_warehouse(warehouse, building):
+    """Copy the live file for dbt; a full disk is one clear error (the caller removes the partial copy)."""
+    try:
+        with open(warehouse, "rb") as src, open(building, "wb") as dst:
+            size, offset = os.fstat(src.fileno()).st_size, 0
+            while offset < size:
+                offset += os.sendfile(dst.fileno(), src.fileno(), offset, min(COPY_CHUNK, size - offset))
+                stop_point("copy")
+    except OSError as e:
+        if e.errno == errno.ENOSPC:
+            raise BuildError(f"no space left on the device of {building.parent} to copy the warehouse "
+                             f"({Path(warehouse).stat().st_size / 1e6:.0f} MB; a build needs room for a second "
+                             "copy): the warehouse is unchanged") from None
+        raise
 
 
 def prepare(building, processor, stanza_dir, echo):
     """Bring the copy's schemas up to date and parse new outputs; returns every dbt var (defaults
     and the ones the build sets itself)."""
+    stop_point("processing")
     con = connect(building)
     try:
         ensure_raw_schema(con)
@@ -191,7 +368,8 @@ def base_state(building, all_vars, project_dir):
 
 
 def record_build(building, started_at, seconds, all_vars, base, full, target_dir):
-    """Note the build in meta.builds (read by `srlens status`) and the runs it computed."""
+    """Note the build in meta.builds (read by `srlens status`) and the runs it computed; returns the
+    number of output sentences parsed in chunks (the build summary says it)."""
     results = json.loads((target_dir / "run_results.json").read_text())["results"]
     kinds = [r["unique_id"].split(".")[0] for r in results]
     con = connect(building)
@@ -202,6 +380,7 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
             metadata.version("dbt-core"), duckdb.__version__])
         con.execute("delete from meta.built_submissions")
         con.execute("insert into meta.built_submissions select submission_id, loaded_at from raw.submissions")
+        return con.execute("select count(*) from sentence_scores where processing_status = 'chunked'").fetchone()[0]
     finally:
         con.close()
 

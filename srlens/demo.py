@@ -14,6 +14,8 @@ DEMO_MANIFEST = DEMO_DATA_DIR / "manifest.csv"
 def load_demo(warehouse, manifest=DEMO_MANIFEST, baselines=True):
     """Load the demo files; with baselines, also train and run the Hall & Nemec baseline on them."""
     manifest = Path(manifest)
+    # The demo makes its own folder (`make build`: warehouse/); other loads refuse a missing folder.
+    Path(warehouse).parent.mkdir(parents=True, exist_ok=True)
     with open(manifest, newline="") as handle:
         rows = list(csv.DictReader(handle))
     # Treebanks first: runs are matched against them.

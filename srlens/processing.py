@@ -46,6 +46,18 @@ lemma and depparse). Nothing is ever downloaded: the files are checked before
 a pipeline is built, for every language needed before any parsing starts, and
 a missing model raises ProcessingError at once.
 
+Long outputs: stanza's memory grows with the square of a sentence's length
+(about 0.1 GB for 250 words, 0.35 GB for 500, more than 6 GB for 2,000; a
+looping system writes such outputs with no sentence end). An output of more
+than `max_words` whitespace-separated tokens ($SRLENS_STANZA_MAX_WORDS,
+default 500) is cut into chunks of at most that many tokens, each parsed as its
+own document and flattened as above: its words are all scored, and the cut
+splits its tree (each chunk has its own roots). cache.parsed_texts.chunks says
+how many chunks a text was parsed in (1: whole); sentence_scores shows it as
+processing_status 'chunked'. The limit is part of the processor id, so changing
+it parses the texts again. docs/definitions.md says why chunks rather than NULL
+scores; bench/long_outputs.py measures the memory.
+
 Speed (bench/stanza_speed.py, 2 CPU cores, shared English models): texts are
 sorted by length and parsed `batch_size` (32) at a time with
 `Pipeline.bulk_process`, on one torch thread by default (see _torch_threads):
@@ -61,6 +73,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -74,6 +87,8 @@ from srlens.loaders.store import insert_columns, transaction, utc_now
 
 STANZA_DIR_ENV = "SRLENS_STANZA_DIR"
 THREADS_ENV = "SRLENS_TORCH_THREADS"
+MAX_WORDS_ENV = "SRLENS_STANZA_MAX_WORDS"
+DEFAULT_MAX_WORDS = 500  # longer than any UD sentence; stanza then needs ~0.35 GB above its models
 
 # Bump when the way stanza's output is turned into cache rows changes: it is
 # part of the hashed processor id, so old cache rows are then ignored.
@@ -98,8 +113,11 @@ create table if not exists cache.parsed_texts (
     words      integer not null,   -- syntactic words
     sentences  integer not null,   -- sentences stanza found in the text
     parsed_at  timestamp not null,
+    chunks     integer not null default 1,  -- > 1: longer than the processor's max_words, parsed in chunks
     primary key (text_hash, processor)
 );
+-- A cache written before texts were chunked: every text was parsed whole.
+alter table cache.parsed_texts add column if not exists chunks integer default 1;
 
 -- One row per syntactic word of a parsed text, sentences flattened.
 create table if not exists cache.parsed_words (
@@ -120,7 +138,7 @@ create table if not exists cache.parsed_words (
 TEXTS_SCHEMA = pa.schema([
     ("text_hash", pa.string()), ("processor", pa.string()), ("language", pa.string()),
     ("text", pa.string()), ("words", pa.int32()), ("sentences", pa.int32()),
-    ("parsed_at", pa.timestamp("us")),
+    ("parsed_at", pa.timestamp("us")), ("chunks", pa.int32()),
 ])
 WORDS_SCHEMA = pa.schema([
     ("text_hash", pa.string()), ("processor", pa.string()), ("word_idx", pa.int32()),
@@ -305,17 +323,35 @@ def _stanza_version():
     return metadata.version("stanza")  # without importing stanza (and torch)
 
 
-def _spec_id(spec):
+def max_words():
+    """The longest output parsed whole, in whitespace-separated tokens: $SRLENS_STANZA_MAX_WORDS or 500."""
+    value = os.environ.get(MAX_WORDS_ENV) or str(DEFAULT_MAX_WORDS)
+    if not value.isdigit() or int(value) < 1:
+        raise ProcessingError(f"${MAX_WORDS_ENV} must be a whole number of words of at least 1, "
+                              f"got {value!r} (default {DEFAULT_MAX_WORDS})")
+    return int(value)
+
+
+def split_words(text, limit):
+    """`text` cut into pieces of at most `limit` whitespace-separated tokens (the text itself if shorter)."""
+    spans = [m.span() for m in re.finditer(r"\S+", text)]
+    if len(spans) <= limit:
+        return [text]
+    return [text[spans[i][0]:spans[min(i + limit, len(spans)) - 1][1]] for i in range(0, len(spans), limit)]
+
+
+def _spec_id(spec, limit=None):
     h = hashlib.sha256()
-    h.update(f"{EXTRACTION_VERSION}\n{spec.layout}\n".encode())
+    h.update(f"{EXTRACTION_VERSION}\n{spec.layout}\nmax_words {limit or max_words()}\n".encode())
     for role, package, path in spec.files:
         h.update(f"{role}\t{package}\t{_file_digest(path)}\n".encode())
     return f"stanza-{_stanza_version()}/{spec.language}/{h.hexdigest()[:8]}"
 
 
-def stanza_processor_id(language, model_dir=None) -> str:
-    """e.g. 'stanza-1.15.0/en/3f2a9c1b': stanza version, language, sha256 of the model files' bytes."""
-    return _spec_id(resolve_models(language, model_dir))
+def stanza_processor_id(language, model_dir=None, limit=None) -> str:
+    """e.g. 'stanza-1.15.0/en/3f2a9c1b': stanza version, language, sha256 of the model files' bytes
+    and of the chunk limit (max_words)."""
+    return _spec_id(resolve_models(language, model_dir), limit)
 
 
 # ---------------------------------------------------------------------------
@@ -374,12 +410,15 @@ def load_pipeline(spec: ModelSpec):
 
 
 def doc_rows(doc):
-    """(words, sentences, word rows) of one stanza Document, sentences flattened.
+    """(words, sentences, word rows) of one stanza Document (or a list of them: the chunks of one
+    text, in order), sentences flattened.
 
     Word rows are tuples (word_idx, token_idx, form, lemma, upos, xpos, feats, head, deprel).
     """
+    docs = doc if isinstance(doc, list) else [doc]
+    sentences = [sentence for d in docs for sentence in d.sentences]
     rows, word_offset, token_offset = [], 0, 0
-    for sentence in doc.sentences:
+    for sentence in sentences:
         for t, token in enumerate(sentence.tokens, start=1):
             for word in token.words:
                 head = word.head
@@ -388,7 +427,7 @@ def doc_rows(doc):
                              word.deprel))
         word_offset += len(sentence.words)
         token_offset += len(sentence.tokens)
-    return word_offset, len(doc.sentences), rows
+    return word_offset, len(sentences), rows
 
 
 def _parse(nlp, texts, language):
@@ -416,10 +455,10 @@ class _Rows:
     def __len__(self):
         return len(self.texts["text_hash"])
 
-    def add(self, text_hash, processor, language, text, doc, parsed_at):
-        n_words, n_sentences, rows = doc_rows(doc)
+    def add(self, text_hash, processor, language, text, docs, parsed_at):
+        n_words, n_sentences, rows = doc_rows(docs)
         for name, value in zip(TEXTS_SCHEMA.names,
-                               (text_hash, processor, language, text, n_words, n_sentences, parsed_at)):
+                               (text_hash, processor, language, text, n_words, n_sentences, parsed_at, len(docs))):
             self.texts[name].append(value)
         w = self.words
         for row in rows:
@@ -443,17 +482,19 @@ def _log(progress, message):
         print(f"srlens: {message}", file=sys.stderr, flush=True)
 
 
-def process_pending(con, model_dir=None, batch_size=32, progress=True) -> dict:
+def process_pending(con, model_dir=None, batch_size=32, progress=True, limit=None) -> dict:
     """Parse every output text not yet in the cache for its language's current processor.
 
     `con` is a read-write DuckDB connection to a warehouse with the raw schema,
     not inside a transaction (each bulk write is its own transaction, so an
     interrupted run keeps what it finished). The models of every language
-    needed are found before anything is parsed. Returns
+    needed are found before anything is parsed. `limit`: the longest text parsed
+    whole (default max_words()). Returns
     {"texts_parsed", "texts_cached", "words_parsed": totals,
      "languages": {lang: {"processor", "texts_parsed", "texts_cached", "words_parsed",
-                          "pipeline_loaded", "load_seconds", "parse_seconds"}}}.
+                          "texts_chunked", "pipeline_loaded", "load_seconds", "parse_seconds"}}}.
     """
+    limit = limit or max_words()
     ensure_cache_schema(con)
     needed = con.execute(f"""
         select language, count(*) from ({_OUTPUT_TEXTS_SQL}) group by language order by language
@@ -481,7 +522,7 @@ def process_pending(con, model_dir=None, batch_size=32, progress=True) -> dict:
     result = {"texts_parsed": 0, "texts_cached": 0, "words_parsed": 0, "languages": {}}
     for language, total in needed:
         spec = specs[language]
-        processor = _spec_id(spec)
+        processor = _spec_id(spec, limit)
         pending = con.execute(f"""
             select text, sha256(text) as text_hash from ({_OUTPUT_TEXTS_SQL}) d
             where d.language = ? and not exists (
@@ -489,20 +530,24 @@ def process_pending(con, model_dir=None, batch_size=32, progress=True) -> dict:
             order by length(text), text
         """, [language, processor]).fetchall()
         stats = {"processor": processor, "texts_parsed": 0, "texts_cached": total - len(pending),
-                 "words_parsed": 0, "pipeline_loaded": False, "load_seconds": 0.0, "parse_seconds": 0.0}
+                 "words_parsed": 0, "texts_chunked": 0, "pipeline_loaded": False, "load_seconds": 0.0,
+                 "parse_seconds": 0.0}
         result["languages"][language] = stats
         result["texts_cached"] += stats["texts_cached"]
         if not pending:
             continue
         _log(progress, f"{language}: {len(pending)} texts to parse with {processor} "
                        f"({stats['texts_cached']} already cached); loading models from {spec.root}")
-        stats.update(_run(con, spec, processor, pending, batch_size, progress))
+        stats.update(_run(con, spec, processor, pending, batch_size, progress, limit))
+        if stats["texts_chunked"]:
+            _log(progress, f"{language}: {stats['texts_chunked']} texts longer than {limit} words were parsed "
+                           f"in chunks of at most {limit} words (${MAX_WORDS_ENV})")
         result["texts_parsed"] += stats["texts_parsed"]
         result["words_parsed"] += stats["words_parsed"]
     return result
 
 
-def _run(con, spec, processor, pending, batch_size, progress):
+def _run(con, spec, processor, pending, batch_size, progress, limit):
     import torch  # noqa: PLC0415
     from tqdm import tqdm  # noqa: PLC0415
 
@@ -513,21 +558,30 @@ def _run(con, spec, processor, pending, batch_size, progress):
         nlp = load_pipeline(spec)
         load_seconds = time.perf_counter() - started
         started = time.perf_counter()
-        rows, parsed, words = _Rows(), 0, 0
+        # Documents to parse: each text whole, or its chunks in order (bounded memory, see the docstring).
+        pieces = [(k, piece) for k, (text, _) in enumerate(pending) for piece in split_words(text, limit)]
+        rows, docs_of, done, words, chunked = _Rows(), {}, 0, 0, 0
+        step = max(1, batch_size)
         with tqdm(total=len(pending), desc=f"stanza {spec.language}", unit="text", file=sys.stderr,
                   disable=not progress, dynamic_ncols=True) as bar:
-            for i in range(0, len(pending), max(1, batch_size)):
-                batch = pending[i:i + max(1, batch_size)]
-                docs = _parse(nlp, [text for text, _ in batch], spec.language)
+            for i in range(0, len(pieces), step):
+                batch = pieces[i:i + step]
+                for (k, _), doc in zip(batch, _parse(nlp, [piece for _, piece in batch], spec.language)):
+                    docs_of.setdefault(k, []).append(doc)
+                # The texts whose last piece is parsed now.
+                complete = pieces[i + step][0] if i + step < len(pieces) else len(pending)
                 parsed_at = utc_now()
-                for (text, text_hash), doc in zip(batch, docs):
-                    words += rows.add(text_hash, processor, spec.language, text, doc, parsed_at)
-                parsed += len(batch)
+                for k in range(done, complete):
+                    text, text_hash = pending[k]
+                    docs = docs_of.pop(k)
+                    chunked += len(docs) > 1
+                    words += rows.add(text_hash, processor, spec.language, text, docs, parsed_at)
+                bar.update(complete - done)
+                done = complete
                 if len(rows) >= FLUSH_TEXTS:
                     rows.flush(con)
-                bar.update(len(batch))
             rows.flush(con)
-        return {"texts_parsed": parsed, "words_parsed": words, "pipeline_loaded": True,
+        return {"texts_parsed": done, "words_parsed": words, "texts_chunked": chunked, "pipeline_loaded": True,
                 "load_seconds": load_seconds, "parse_seconds": time.perf_counter() - started}
     finally:
         torch.set_num_threads(previous_threads)

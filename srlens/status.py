@@ -6,11 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from srlens import build_vars, sandbox
-
-
-
-class WarehouseError(ValueError):
-    """The warehouse file is missing or not built: one line that says what to do."""
+from srlens.loaders.store import WarehouseError  # raised here too; report and export import it from here
 
 
 def require_warehouse(warehouse):
@@ -65,6 +61,7 @@ def collect(warehouse):
             "human_judgments": _count(con, "raw", "human_judgments"),
             "manual_rules": _count(con, "raw", "lambre_manual_rules"),
             "parsed_texts": _count(con, "cache", "parsed_texts"),
+            "chunked": _chunked(con),
             "marts": len(mart_names(con)),
             "builds": _frame(con, "meta", "builds", "select * from meta.builds order by started_at"),
         }
@@ -78,6 +75,16 @@ def collect(warehouse):
 
 def _count(con, schema, table):
     return con.execute(f"select count(*) from {schema}.{table}").fetchone()[0] if _has(con, schema, table) else 0
+
+
+def _chunked(con):
+    """Output sentences parsed in chunks (too long to parse whole), or None before a build that says."""
+    columns = con.execute("""select count(*) from duckdb_columns() where database_name = current_database()
+                             and schema_name = 'main' and table_name = 'sentence_scores'
+                             and column_name = 'processing_status'""").fetchone()[0]
+    if not columns:
+        return None
+    return con.execute("select count(*) from sentence_scores where processing_status = 'chunked'").fetchone()[0]
 
 
 def _loads_since(con, started_at):
@@ -118,6 +125,9 @@ def status(warehouse):
     lines.append(f"human judgments: {info['human_judgments']}")
     lines.append(f"manual rules: {info['manual_rules']}")
     lines.append(f"parse cache: {info['parsed_texts']} texts")
+    if info["chunked"] is not None:
+        lines.append(f"long outputs: {info['chunked']} sentences parsed in chunks "
+                     "(sentence_scores.processing_status = 'chunked')")
     lines += _build_lines(info)
     return "\n".join(lines) + "\n"
 

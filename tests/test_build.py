@@ -1,6 +1,8 @@
 """`srlens build`: a failed build changes nothing; readers of the old file are not disturbed."""
 
+import os
 import shutil
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -48,3 +50,40 @@ def test_reader_holding_the_file_open_keeps_a_consistent_view(small_warehouse):
     assert fresh.execute("select count(*) from sentence_complexity").fetchone() == (2078,)
     assert fresh.execute("select tree_depth from sentence_complexity where corpus = 'figure1'").fetchone() == (3,)
     fresh.close()
+
+
+def test_leftovers_are_removed_only_when_their_build_is_dead(tmp_path, capsys):
+    """The pid file names the build and its start time: a running build's files stay, a dead one's
+    go with a one-line notice, and a pid reused by another process does not count as the build."""
+    import subprocess
+    import sys
+
+    from srlens.build import BuildFiles, process_start_time
+    files = BuildFiles(tmp_path / "wh.duckdb")
+
+    def leave(pid, started):
+        files.building.write_bytes(b"half a copy")
+        Path(f"{files.building}.wal").write_bytes(b"a WAL that belongs to no file")
+        files.work_dir.mkdir(exist_ok=True)
+        files.pid.write_text(f"{pid} {started}\n")
+
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        leave(running.pid, process_start_time(running.pid))
+        with pytest.raises(BuildError, match=f"another build \\(pid {running.pid}\\) is still running"):
+            files.clear_dead_build()
+        assert files.building.exists() and files.pid.exists()
+        leave(running.pid, process_start_time(running.pid) - 1)  # the same pid, another process: reused
+        files.clear_dead_build()
+        assert capsys.readouterr().err == (f"srlens: removed what a killed build {running.pid} left: "
+                                           ".wh.duckdb.building, .wh.duckdb.building.wal, .wh.duckdb.build.pid, "
+                                           ".wh.duckdb.dbt\n")
+    finally:
+        running.kill()
+        running.wait()
+    leave(running.pid, process_start_time(os.getpid()))  # that process has ended
+    files.clear_dead_build()
+    assert f"killed build {running.pid} left" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    files.clear_dead_build()  # nothing left: nothing to say
+    assert capsys.readouterr().err == ""

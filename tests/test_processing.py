@@ -315,7 +315,7 @@ def test_ensure_cache_schema_is_idempotent(tmp_path):
     con.close()
     assert [(c, t) for tab, c, t in columns if tab == "parsed_texts"] == [
         ("text_hash", "VARCHAR"), ("processor", "VARCHAR"), ("language", "VARCHAR"), ("text", "VARCHAR"),
-        ("words", "INTEGER"), ("sentences", "INTEGER"), ("parsed_at", "TIMESTAMP")]
+        ("words", "INTEGER"), ("sentences", "INTEGER"), ("parsed_at", "TIMESTAMP"), ("chunks", "INTEGER")]
     assert [(c, t) for tab, c, t in columns if tab == "parsed_words"] == [
         ("text_hash", "VARCHAR"), ("processor", "VARCHAR"), ("word_idx", "INTEGER"), ("token_idx", "INTEGER"),
         ("form", "VARCHAR"), ("lemma", "VARCHAR"), ("upos", "VARCHAR"), ("xpos", "VARCHAR"),

@@ -32,12 +32,15 @@ select
     u.acc.reorder_accuracy,
     l.rule_score,   -- L'AMBRE (SPEC 9); NULL for a missing sentence or a run without a parse
     x.processor,
+    -- 'chunked': an output too long to parse whole (srlens/processing.py max_words) was parsed in chunks.
+    case when o.is_missing then 'missing' when pt.chunks > 1 then 'chunked' else 'ok' end as processing_status,
     {{ string_literal(var("bleu_nltk_version")) }} as bleu_nltk_version,
     h.fluency_z,   -- mean annotator z-score (SPEC 10); NULL where no human judged the sentence
     h.adequacy_z
 from {{ ref('stg_outputs') }} o
 join {{ ref('stg_submissions') }} s using (submission_id)
 left join {{ ref('int_scored_outputs') }} x using (submission_id, sent_idx)
+left join {{ ref('stg_parsed_texts') }} pt on pt.text_hash = sha256(o.output_text) and pt.processor = x.processor
 left join {{ ref('int_sentence_udf_scores') }} u using (submission_id, sent_idx)
 left join dea d using (submission_id, sent_idx)
 left join {{ ref('int_lambre_sentence_scores') }} l using (submission_id, sent_idx)
