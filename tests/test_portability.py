@@ -25,7 +25,7 @@ MODELS = sorted(p.stem for p in (DBT_PROJECT_DIR / "models").rglob("*.sql"))
 UDF_MODELS = {
     "entropy_dea_correlation": {"srlens_spearman"},
     "int_sentence_flux_weight": {"srlens_mean_flux_weight"},
-    "int_sentence_udf_scores": {"srlens_accuracies", "srlens_bleu_stats", "srlens_bleu_from_stats"},
+    "int_sentence_udf_scores": {"srlens_accuracies", "srlens_bleu_from_stats"},
     "metric_correlations": {"srlens_spearman"},
     "projectivity_tests": {"srlens_mannwhitney"},
     "submission_scores": {"srlens_bleu_from_stats"},

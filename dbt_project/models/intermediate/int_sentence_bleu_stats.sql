@@ -1,0 +1,88 @@
+{{ incremental_by_submission() }}
+-- Sentence BLEU's sufficient statistics, set-based: exactly udfs/bleu.py bleu_stats (nltk's
+-- clipped n-gram matches m1..m4 and totals t1..t4 = max(1, hyp_len - n + 1)) for every scored
+-- output. The reference n-grams are counted once per corpus sentence, not once per run.
+-- A lemma is identified within its reference sentence by the position of its first occurrence
+-- there; an output lemma the reference lacks has no id, so no n-gram through it can match (the
+-- totals come from the length alone). Each n-gram is packed into one integer key (macro packed_ngrams).
+with outputs as (
+    select submission_id, corpus, sent_idx, len(out_lemmas) as hyp_len, len(ref_lemmas) as ref_len
+    from {{ ref('int_scored_outputs') }}
+    where {{ changed_submission() }}
+),
+
+reference_words as (
+    select w.corpus, w.sent_idx, w.pos, w.lemma_lower,
+           min(w.pos) over (partition by w.corpus, w.sent_idx, w.lemma_lower) as token_id
+    from {{ ref('int_analysis_words') }} w
+    join (select distinct corpus, sent_idx from outputs) s using (corpus, sent_idx)
+),
+
+reference_lemmas as (
+    select distinct corpus, sent_idx, lemma_lower, token_id from reference_words
+),
+
+output_words as (
+    select o.submission_id, o.corpus, o.sent_idx, w.pos, r.token_id
+    from {{ ref('int_output_lemmas') }} w
+    join outputs o using (submission_id, sent_idx)
+    left join reference_lemmas r
+        on r.corpus = o.corpus and r.sent_idx = o.sent_idx and r.lemma_lower is not distinct from w.lemma_lower
+    where {{ changed_submission('w.submission_id') }}
+),
+
+-- The n-grams starting at each word: NULL where the sentence ends first or a word has no id.
+output_starts as (
+    select submission_id, corpus, sent_idx,
+           {{ packed_ngrams() }}
+    from output_words
+    window w as (partition by submission_id, sent_idx order by pos)
+),
+
+reference_starts as (
+    select corpus, sent_idx,
+           {{ packed_ngrams() }}
+    from reference_words
+    window w as (partition by corpus, sent_idx order by pos)
+),
+
+-- unpivot drops the NULL keys
+output_ngrams as (
+    select submission_id, corpus, sent_idx, n, ngram, count(*) as output_count
+    from (unpivot output_starts on g1, g2, g3, g4 into name n value ngram)
+    group by all
+),
+
+reference_ngrams as (
+    select corpus, sent_idx, n, ngram, count(*) as reference_count
+    from (unpivot reference_starts on g1, g2, g3, g4 into name n value ngram)
+    group by all
+),
+
+matches as (
+    -- clipped counts: an n-gram matches as often as it occurs on the side where it is rarer
+    select o.submission_id, o.sent_idx,
+           sum(least(o.output_count, r.reference_count)) filter (where o.n = 'g1') as m1,
+           sum(least(o.output_count, r.reference_count)) filter (where o.n = 'g2') as m2,
+           sum(least(o.output_count, r.reference_count)) filter (where o.n = 'g3') as m3,
+           sum(least(o.output_count, r.reference_count)) filter (where o.n = 'g4') as m4
+    from output_ngrams o
+    join reference_ngrams r using (corpus, sent_idx, n, ngram)
+    group by all
+)
+
+select
+    o.submission_id,
+    o.sent_idx,
+    o.hyp_len,
+    o.ref_len,
+    coalesce(m.m1, 0)::bigint as m1,
+    coalesce(m.m2, 0)::bigint as m2,
+    coalesce(m.m3, 0)::bigint as m3,
+    coalesce(m.m4, 0)::bigint as m4,
+    greatest(1, o.hyp_len) as t1,
+    greatest(1, o.hyp_len - 1) as t2,
+    greatest(1, o.hyp_len - 2) as t3,
+    greatest(1, o.hyp_len - 3) as t4
+from outputs o
+left join matches m using (submission_id, sent_idx)
