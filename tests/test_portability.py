@@ -26,7 +26,7 @@ UDF_MODELS = {
     "entropy_dea_correlation": {"srlens_spearman"},
     "int_sentence_flux_weight": {"srlens_mean_flux_weight"},
     "int_sentence_udf_scores": {"srlens_accuracies", "srlens_bleu_from_stats"},
-    "metric_correlations": {"srlens_spearman"},
+    "metric_correlations": {"srlens_spearman_pairwise"},
     "projectivity_tests": {"srlens_mannwhitney"},
     "submission_scores": {"srlens_bleu_from_stats"},
 }
