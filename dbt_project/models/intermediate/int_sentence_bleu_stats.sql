@@ -4,70 +4,83 @@
 -- output. The reference n-grams are counted once per corpus sentence, not once per run.
 -- A lemma is identified within its reference sentence by the position of its first occurrence
 -- there; an output lemma the reference lacks has no id, so no n-gram through it can match (the
--- totals come from the length alone). Each n-gram is packed into one integer key (macro packed_ngrams).
+-- totals come from the length alone). Each n-gram is packed into one integer key (macro
+-- packed_ngrams), and an output's or a reference sentence's n-grams are grouped by integer ids
+-- (output_id, reference_id): grouping by the names costs several times more.
 with outputs as (
-    select submission_id, corpus, sent_idx, len(out_lemmas) as hyp_len, len(ref_lemmas) as ref_len
+    select submission_id, corpus, sent_idx, len(out_lemmas) as hyp_len, len(ref_lemmas) as ref_len,
+           row_number() over (order by submission_id, sent_idx) as output_id
     from {{ ref('int_scored_outputs') }}
     where {{ changed_submission() }}
 ),
 
+reference_sentences as (
+    select corpus, sent_idx, row_number() over (order by corpus, sent_idx) as reference_id
+    from (select distinct corpus, sent_idx from outputs)
+),
+
 reference_words as (
-    select w.corpus, w.sent_idx, w.pos, w.lemma_lower,
-           min(w.pos) over (partition by w.corpus, w.sent_idx, w.lemma_lower) as token_id
+    select s.reference_id, w.pos, w.lemma_lower,
+           -- a 16-bit slot of an n-gram key holds the id
+           case when w.pos < 65536 then min(w.pos) over (partition by s.reference_id, w.lemma_lower)
+                else error('int_sentence_bleu_stats: a reference sentence of 65,536 words or more') end as token_id
     from {{ ref('int_analysis_words') }} w
-    join (select distinct corpus, sent_idx from outputs) s using (corpus, sent_idx)
+    join reference_sentences s using (corpus, sent_idx)
 ),
 
 reference_lemmas as (
-    select distinct corpus, sent_idx, lemma_lower, token_id from reference_words
+    select distinct reference_id, lemma_lower, token_id from reference_words
 ),
 
 output_words as (
-    select o.submission_id, o.corpus, o.sent_idx, w.pos, r.token_id
+    select o.output_id, s.reference_id, w.pos, r.token_id
     from {{ ref('int_output_lemmas') }} w
     join outputs o using (submission_id, sent_idx)
+    join reference_sentences s using (corpus, sent_idx)
     left join reference_lemmas r
-        on r.corpus = o.corpus and r.sent_idx = o.sent_idx and r.lemma_lower is not distinct from w.lemma_lower
+        on r.reference_id = s.reference_id and r.lemma_lower is not distinct from w.lemma_lower
     where {{ changed_submission('w.submission_id') }}
 ),
 
 -- The n-grams starting at each word: NULL where the sentence ends first or a word has no id.
 output_starts as (
-    select submission_id, corpus, sent_idx,
+    select output_id, reference_id,
            {{ packed_ngrams() }}
     from output_words
-    window w as (partition by submission_id, sent_idx order by pos)
+    window w as (partition by output_id order by pos)
 ),
 
 reference_starts as (
-    select corpus, sent_idx,
+    select reference_id,
            {{ packed_ngrams() }}
     from reference_words
-    window w as (partition by corpus, sent_idx order by pos)
+    window w as (partition by reference_id order by pos)
 ),
 
 -- unpivot drops the NULL keys
 output_ngrams as (
-    select submission_id, corpus, sent_idx, n, ngram, count(*) as output_count
+    select output_id, any_value(reference_id) as reference_id, ngram, count(*) as output_count
     from (unpivot output_starts on g1, g2, g3, g4 into name n value ngram)
-    group by all
+    group by output_id, ngram
 ),
 
 reference_ngrams as (
-    select corpus, sent_idx, n, ngram, count(*) as reference_count
+    select reference_id, ngram, count(*) as reference_count
     from (unpivot reference_starts on g1, g2, g3, g4 into name n value ngram)
     group by all
 ),
 
 matches as (
-    -- clipped counts: an n-gram matches as often as it occurs on the side where it is rarer
-    select o.submission_id, o.sent_idx,
-           sum(least(o.output_count, r.reference_count)) filter (where o.n = 'g1') as m1,
-           sum(least(o.output_count, r.reference_count)) filter (where o.n = 'g2') as m2,
-           sum(least(o.output_count, r.reference_count)) filter (where o.n = 'g3') as m3,
-           sum(least(o.output_count, r.reference_count)) filter (where o.n = 'g4') as m4
+    -- clipped counts: an n-gram matches as often as it occurs on the side where it is rarer;
+    -- its order n is the number of its non-zero 16-bit slots
+    select o.output_id,
+           sum(least(o.output_count, r.reference_count)) filter (where o.ngram < 65536) as m1,
+           sum(least(o.output_count, r.reference_count)) filter (where o.ngram between 65536 and 4294967295) as m2,
+           sum(least(o.output_count, r.reference_count))
+               filter (where o.ngram between 4294967296 and 281474976710655) as m3,
+           sum(least(o.output_count, r.reference_count)) filter (where o.ngram >= 281474976710656) as m4
     from output_ngrams o
-    join reference_ngrams r using (corpus, sent_idx, n, ngram)
+    join reference_ngrams r using (reference_id, ngram)
     group by all
 )
 
@@ -85,4 +98,4 @@ select
     greatest(1, o.hyp_len - 2) as t3,
     greatest(1, o.hyp_len - 3) as t4
 from outputs o
-left join matches m using (submission_id, sent_idx)
+left join matches m using (output_id)
