@@ -21,9 +21,9 @@ reference_sentences as (
 
 reference_words as (
     select s.reference_id, w.pos, w.lemma_lower,
-           -- a 16-bit slot of an n-gram key holds the id
-           case when w.pos < 65536 then min(w.pos) over (partition by s.reference_id, w.lemma_lower)
-                else error('int_sentence_bleu_stats: a reference sentence of 65,536 words or more') end as token_id
+           -- a 15-bit slot of an n-gram key holds the id
+           case when w.pos < 32768 then min(w.pos) over (partition by s.reference_id, w.lemma_lower)
+                else error('int_sentence_bleu_stats: a reference sentence of 32,768 words or more') end as token_id
     from {{ ref('int_analysis_words') }} w
     join reference_sentences s using (corpus, sent_idx)
 ),
@@ -72,13 +72,13 @@ reference_ngrams as (
 
 matches as (
     -- clipped counts: an n-gram matches as often as it occurs on the side where it is rarer;
-    -- its order n is the number of its non-zero 16-bit slots
+    -- its order n is the number of its non-zero 15-bit slots
     select o.output_id,
-           sum(least(o.output_count, r.reference_count)) filter (where o.ngram < 65536) as m1,
-           sum(least(o.output_count, r.reference_count)) filter (where o.ngram between 65536 and 4294967295) as m2,
+           sum(least(o.output_count, r.reference_count)) filter (where o.ngram < 32768) as m1,
+           sum(least(o.output_count, r.reference_count)) filter (where o.ngram between 32768 and 1073741823) as m2,
            sum(least(o.output_count, r.reference_count))
-               filter (where o.ngram between 4294967296 and 281474976710655) as m3,
-           sum(least(o.output_count, r.reference_count)) filter (where o.ngram >= 281474976710656) as m4
+               filter (where o.ngram between 1073741824 and 35184372088831) as m3,
+           sum(least(o.output_count, r.reference_count)) filter (where o.ngram >= 35184372088832) as m4
     from output_ngrams o
     join reference_ngrams r using (reference_id, ngram)
     group by all
