@@ -306,3 +306,74 @@ def test_null_in_null_out(con):
         """
     ).fetchone()
     assert got == (None,)
+
+
+# --------------------------------------------------------------------------- the set-based SQL statistics
+
+SQL_STATS_SENTENCES = 400
+
+
+@pytest.fixture(scope="module")
+def stats_warehouse(pairs, tmp_path_factory):
+    """A real build over the first generated pairs with a non-empty reference (a CoNLL-U sentence
+    has words): small vocabulary, repeated words, empty and 1-3 word outputs, so the clipping of
+    int_sentence_bleu_stats is exercised far beyond natural text. Two runs: the hypotheses, and the
+    references themselves."""
+    from srlens.build import build
+    from srlens.loaders.load import load_outputs, load_treebank
+
+    root = tmp_path_factory.mktemp("bleu_sql")
+    chosen = [(h, r) for h, r in pairs if r][:SQL_STATS_SENTENCES]
+    blocks, run = [], []
+    for k, (h, r) in enumerate(chosen):
+        rows = [f"{i}\t{w}\t{w}\tX\t_\t_\t{i - 1}\t{'root' if i == 1 else 'dep'}\t_\t_"
+                for i, w in enumerate(r, start=1)]
+        blocks.append(f"# sent_id = s{k}\n" + "\n".join(rows) + "\n")
+        run.append(f"# sent_id = s{k}\n# text = {' '.join(h)}\n")
+    (root / "bleu.conllu").write_text("\n".join(blocks) + "\n")
+    (root / "hyp.sr").write_text("\n".join(run) + "\n")
+    (root / "ref.sr").write_text("\n".join(f"# sent_id = s{k}\n# text = {' '.join(r)}\n"
+                                           for k, (_, r) in enumerate(chosen)) + "\n")
+    wh = root / "wh.duckdb"
+    load_treebank(wh, root / "bleu.conllu", "bleu")
+    load_outputs(wh, root / "hyp.sr", "bleu", "gen", "hyp")
+    load_outputs(wh, root / "ref.sr", "bleu", "gen", "ref")
+    build(wh, echo=False, processor="aligned")
+    c = duckdb.connect(str(wh), read_only=True)
+    yield c
+    c.close()
+
+
+def _sql_stats_against_python(con):
+    rows = con.execute(
+        "select o.out_lemmas, o.ref_lemmas, s.hyp_len, s.ref_len, s.m1, s.m2, s.m3, s.m4, s.t1, s.t2, s.t3, s.t4, "
+        "       u.bleu from intermediate.int_scored_outputs o "
+        "full join intermediate.int_sentence_bleu_stats s using (submission_id, sent_idx) "
+        "full join intermediate.int_sentence_udf_scores u using (submission_id, sent_idx)").fetchall()
+    for out, ref, *stats, score in rows:
+        assert tuple(stats) == bleu.bleu_stats(out, ref), (out, ref)
+        assert score == nltk_bleu(out, ref), (out, ref)
+    return rows
+
+
+def test_sql_statistics_equal_bleu_stats_on_generated_pairs(stats_warehouse):
+    rows = _sql_stats_against_python(stats_warehouse)
+    assert len(rows) == 2 * SQL_STATS_SENTENCES
+    # the data reaches the cases that matter: clipped repeats, empty and short outputs, all orders
+    assert sum(1 for out, _, *_ in rows if not out) >= 3
+    assert sum(1 for out, _, *_ in rows if 1 <= len(out) <= 3) >= 30
+    clipped = [(out, ref) for out, ref, *_ in rows if any(out.count(w) > ref.count(w) > 0 for w in set(out))]
+    assert len(clipped) >= 50
+    assert sum(1 for r in rows if r[7] > 0) >= 100  # m4 > 0
+    # and the warehouse's corpus BLEU of each run is nltk's corpus_bleu over the same lists
+    for run in ("hyp", "ref"):
+        got = stats_warehouse.execute("select corpus_bleu from submission_scores where run = ?", [run]).fetchone()[0]
+        lists = stats_warehouse.execute(
+            "select o.out_lemmas, o.ref_lemmas from intermediate.int_scored_outputs o "
+            "join staging.stg_submissions s using (submission_id) where s.run = ?", [run]).fetchall()
+        assert got == nltk_corpus(lists)
+
+
+def test_sql_statistics_equal_bleu_stats_on_the_demo(warehouse_con):
+    rows = _sql_stats_against_python(warehouse_con)
+    assert len(rows) >= 3000

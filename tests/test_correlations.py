@@ -186,6 +186,36 @@ def test_holm_reference_on_a_hand_computed_case():
     assert holm([0.02, 0.02, 0.9]) == [0.06, 0.06, 0.9]  # ties get the same value, whatever their order
 
 
+def test_pairwise_spearman_udf_equals_scipy_bit_for_bit():
+    """srlens_spearman_pairwise (metric_correlations) on lists with NULLs, ties, constant and tiny
+    samples, in batches of several arrow chunks: exactly scipy.stats.spearmanr on the complete pairs."""
+    from srlens.udfs import stats as udf_stats
+
+    draw = random.Random(18)
+    rows = []
+    for _ in range(3000):
+        size = draw.choice([0, 1, 2, 3, 4, 7, 30, 200])
+        spread = draw.choice([1, 3, 1000])
+        xs = [None if draw.random() < 0.2 else float(draw.randint(0, spread)) for _ in range(size)]
+        ys = [None if draw.random() < 0.1 else draw.choice([draw.random(), float(draw.randint(0, 2))])
+              for _ in range(size)]
+        rows.append((xs, ys))
+    con = duckdb.connect()
+    udf_stats.register(con)
+    con.execute("create table t (k integer, xs double[], ys double[])")
+    con.executemany("insert into t values (?, ?, ?)", [(k, xs, ys) for k, (xs, ys) in enumerate(rows)])
+    got = con.execute("select k, r.n, r.rho, r.p_value from (select k, srlens_spearman_pairwise(xs, ys) r from t) "
+                      "order by k").fetchall()
+    con.close()
+    defined = 0
+    for (k, n, rho, p), (xs, ys) in zip(got, rows):
+        pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+        want = expected_spearman([x for x, _ in pairs], [y for _, y in pairs])
+        assert (n, rho, p) == want, (k, xs, ys)
+        defined += rho is not None
+    assert 1000 < defined < len(rows) - 1000  # both defined and undefined cases were met
+
+
 def sentence_vectors(con):
     """{submission_id: {variable: {sent_idx: value}}}, from sentence_scores and sentence_complexity."""
     present = {r[0] for r in con.execute(

@@ -20,6 +20,14 @@ test, not per sentence.
   correction). u is the U statistic of the FIRST sample, xs. u and p are NULL
   when a sample is empty (scipy returns NaN).
 
+* ``srlens_spearman_pairwise(xs DOUBLE[], ys DOUBLE[]) -> STRUCT(n, rho, p_value)``: the values of
+  ``srlens_spearman`` on the pairs of ``xs[i], ys[i]`` where neither is NULL, bit for bit, for a
+  whole batch of rows at once (metric_correlations: one list per variable and run, so no row-level
+  join of each pair's samples). Each row's ranks are ``scipy.stats.rankdata`` of its pairwise
+  complete values and its rho scipy's own step (``np.corrcoef`` of the ranks); the t statistic and
+  two-sided p-value of the whole batch come from one vectorized call of the function scipy uses
+  (``special.stdtr``), with scipy's formula. Same NULL rules as ``srlens_spearman``.
+
 A NULL list gives a NULL struct.
 """
 
@@ -27,7 +35,8 @@ import math
 
 import numpy as np
 import pyarrow as pa
-from scipy import stats
+import pyarrow.compute as pc
+from scipy import special, stats
 
 SPEARMAN_STRUCT = pa.struct([("n", pa.int64()), ("rho", pa.float64()), ("p_value", pa.float64())])
 SPEARMAN_SQL_TYPE = "STRUCT(n BIGINT, rho DOUBLE, p_value DOUBLE)"
@@ -51,6 +60,24 @@ def spearman(xs, ys):
         return n, None, None
     result = stats.spearmanr(x, y)
     return n, _finite_or_none(result.statistic), _finite_or_none(result.pvalue)
+
+
+def spearman_from_ranks(x_ranks, y_ranks):
+    """Columns (n, rho, p_value) of many pairs of average-rank lists; rho, p NaN where undefined
+    (n < 3 or a constant sample, see the module doc)."""
+    n = np.array([len(x) for x in x_ranks], dtype=np.int64)
+    rho = np.full(len(n), np.nan)
+    for k, (x, y) in enumerate(zip(x_ranks, y_ranks)):
+        if len(x) != len(y):
+            raise ValueError(f"spearman: samples of different lengths ({len(x)} and {len(y)})")
+        if n[k] >= 3 and x.count(x[0]) < n[k] and y.count(y[0]) < n[k]:
+            # scipy.stats.spearmanr's own step: np.corrcoef of the (n, 2) ranks, element [1, 0]
+            rho[k] = np.corrcoef(np.vstack((np.asarray(x, dtype=float), np.asarray(y, dtype=float))))[1, 0]
+    dof = (n - 2).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = rho * np.sqrt((dof / ((rho + 1.0) * (1.0 - rho))).clip(0))
+        p = 2 * special.stdtr(dof, -np.abs(t))
+    return n, rho, p
 
 
 def mannwhitney(xs, ys):
@@ -90,8 +117,35 @@ def mannwhitney_arrow(xs, ys):
     return _apply(mannwhitney, MANNWHITNEY_STRUCT, xs, ys)
 
 
+def _list_values(column):
+    """A list column as (values with NULL -> NaN, offsets): numpy views of the arrow buffers."""
+    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if column.null_count:
+        raise ValueError("spearman: NULL list; pass [] for an empty sample")
+    values = pc.fill_null(column.values, np.nan).to_numpy(zero_copy_only=False)
+    return values, column.offsets.to_numpy()
+
+
+def spearman_pairwise_arrow(x_column, y_column):
+    (x_values, x_offsets), (y_values, y_offsets) = _list_values(x_column), _list_values(y_column)
+    if not np.array_equal(np.diff(x_offsets), np.diff(y_offsets)):
+        raise ValueError("spearman: lists of different lengths in one row")
+    x_ranks, y_ranks = [], []
+    for start, end in zip(x_offsets[:-1], x_offsets[1:]):
+        xs, ys = x_values[start:end], y_values[start:end]
+        both = ~np.isnan(xs) & ~np.isnan(ys)
+        x_ranks.append(stats.rankdata(xs[both]).tolist())
+        y_ranks.append(stats.rankdata(ys[both]).tolist())
+    n, rho, p = spearman_from_ranks(x_ranks, y_ranks)
+    return pa.StructArray.from_arrays(
+        [pa.array(n), pa.array(rho, mask=~np.isfinite(rho)), pa.array(p, mask=~np.isfinite(p))],
+        fields=list(SPEARMAN_STRUCT))
+
+
 def register(con):
     con.create_function("srlens_spearman", spearman_arrow, ["DOUBLE[]", "DOUBLE[]"], SPEARMAN_SQL_TYPE,
                         type="arrow", null_handling="special")
+    con.create_function("srlens_spearman_pairwise", spearman_pairwise_arrow, ["DOUBLE[]", "DOUBLE[]"],
+                        SPEARMAN_SQL_TYPE, type="arrow", null_handling="special")
     con.create_function("srlens_mannwhitney", mannwhitney_arrow, ["DOUBLE[]", "DOUBLE[]"],
                         MANNWHITNEY_SQL_TYPE, type="arrow", null_handling="special")

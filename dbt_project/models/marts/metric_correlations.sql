@@ -1,5 +1,5 @@
 {{ incremental_by_submission() }}
--- SPEC section 10: per submission, Spearman rho and p (scipy, udfs/stats.py) for every pair of
+-- SPEC section 10: per submission, Spearman rho and p (scipy's, udfs/stats.py) for every pair of
 -- sentence-level variables, pairs with a missing value dropped; Holm-Bonferroni across the pairs
 -- of the submission that have a p-value. A pair is listed when both variables have at least one
 -- value in the submission (so no fluency/adequacy pairs without human judgments); rho and p are
@@ -23,18 +23,30 @@ pairs as (
     join present b on a.submission_id = b.submission_id and a.ordinal < b.ordinal
 ),
 
-samples as (
-    -- both lists in sentence order, so xs[i] and ys[i] are the same sentence
-    select a.submission_id, a.variable as metric_a, b.variable as metric_b,
-           list(a.value order by a.sent_idx) as xs,
-           list(b.value order by a.sent_idx) as ys
-    from vals a
-    join vals b on a.submission_id = b.submission_id and a.sent_idx = b.sent_idx and a.ordinal < b.ordinal
+run_sentences as (
+    -- every sentence of the run that has any value, in order
+    select distinct submission_id, sent_idx from vals
+),
+
+variable_lists as (
+    -- one list per variable over all of the run's sentences in order, NULL where it has no value
+    select r.submission_id, p.variable, any_value(p.ordinal) as ordinal,
+           list(v.value order by r.sent_idx) as vs
+    from run_sentences r
+    join (select distinct submission_id, variable, ordinal from vals) p using (submission_id)
+    left join vals v on v.submission_id = r.submission_id and v.sent_idx = r.sent_idx and v.variable = p.variable
     group by all
 ),
 
+samples as (
+    -- the pair's two lists; srlens_spearman_pairwise drops the sentences where either is NULL
+    select a.submission_id, a.variable as metric_a, b.variable as metric_b, a.vs as xs, b.vs as ys
+    from variable_lists a
+    join variable_lists b on a.submission_id = b.submission_id and a.ordinal < b.ordinal
+),
+
 tests as (
-    select p.*, srlens_spearman(coalesce(s.xs, []), coalesce(s.ys, [])) as r
+    select p.*, srlens_spearman_pairwise(coalesce(s.xs, []), coalesce(s.ys, [])) as r
     from pairs p
     left join samples s using (submission_id, metric_a, metric_b)
 ),

@@ -1,0 +1,101 @@
+{{ incremental_by_submission() }}
+-- Sentence BLEU's sufficient statistics, set-based: exactly udfs/bleu.py bleu_stats (nltk's
+-- clipped n-gram matches m1..m4 and totals t1..t4 = max(1, hyp_len - n + 1)) for every scored
+-- output. The reference n-grams are counted once per corpus sentence, not once per run.
+-- A lemma is identified within its reference sentence by the position of its first occurrence
+-- there; an output lemma the reference lacks has no id, so no n-gram through it can match (the
+-- totals come from the length alone). Each n-gram is packed into one integer key (macro
+-- packed_ngrams), and an output's or a reference sentence's n-grams are grouped by integer ids
+-- (output_id, reference_id): grouping by the names costs several times more.
+with outputs as (
+    select submission_id, corpus, sent_idx, len(out_lemmas) as hyp_len, len(ref_lemmas) as ref_len,
+           row_number() over (order by submission_id, sent_idx) as output_id
+    from {{ ref('int_scored_outputs') }}
+    where {{ changed_submission() }}
+),
+
+reference_sentences as (
+    select corpus, sent_idx, row_number() over (order by corpus, sent_idx) as reference_id
+    from (select distinct corpus, sent_idx from outputs)
+),
+
+reference_words as (
+    select s.reference_id, w.pos, w.lemma_lower,
+           -- a 15-bit slot of an n-gram key holds the id
+           case when w.pos < 32768 then min(w.pos) over (partition by s.reference_id, w.lemma_lower)
+                else error('int_sentence_bleu_stats: a reference sentence of 32,768 words or more') end as token_id
+    from {{ ref('int_analysis_words') }} w
+    join reference_sentences s using (corpus, sent_idx)
+),
+
+reference_lemmas as (
+    select distinct reference_id, lemma_lower, token_id from reference_words
+),
+
+output_words as (
+    select o.output_id, s.reference_id, w.pos, r.token_id
+    from {{ ref('int_output_lemmas') }} w
+    join outputs o using (submission_id, sent_idx)
+    join reference_sentences s using (corpus, sent_idx)
+    left join reference_lemmas r
+        on r.reference_id = s.reference_id and r.lemma_lower is not distinct from w.lemma_lower
+    where {{ changed_submission('w.submission_id') }}
+),
+
+-- The n-grams starting at each word: NULL where the sentence ends first or a word has no id.
+output_starts as (
+    select output_id, reference_id,
+           {{ packed_ngrams() }}
+    from output_words
+    window w as (partition by output_id order by pos)
+),
+
+reference_starts as (
+    select reference_id,
+           {{ packed_ngrams() }}
+    from reference_words
+    window w as (partition by reference_id order by pos)
+),
+
+-- unpivot drops the NULL keys
+output_ngrams as (
+    select output_id, any_value(reference_id) as reference_id, ngram, count(*) as output_count
+    from (unpivot output_starts on g1, g2, g3, g4 into name n value ngram)
+    group by output_id, ngram
+),
+
+reference_ngrams as (
+    select reference_id, ngram, count(*) as reference_count
+    from (unpivot reference_starts on g1, g2, g3, g4 into name n value ngram)
+    group by all
+),
+
+matches as (
+    -- clipped counts: an n-gram matches as often as it occurs on the side where it is rarer;
+    -- its order n is the number of its non-zero 15-bit slots
+    select o.output_id,
+           sum(least(o.output_count, r.reference_count)) filter (where o.ngram < 32768) as m1,
+           sum(least(o.output_count, r.reference_count)) filter (where o.ngram between 32768 and 1073741823) as m2,
+           sum(least(o.output_count, r.reference_count))
+               filter (where o.ngram between 1073741824 and 35184372088831) as m3,
+           sum(least(o.output_count, r.reference_count)) filter (where o.ngram >= 35184372088832) as m4
+    from output_ngrams o
+    join reference_ngrams r using (reference_id, ngram)
+    group by all
+)
+
+select
+    o.submission_id,
+    o.sent_idx,
+    o.hyp_len,
+    o.ref_len,
+    coalesce(m.m1, 0)::bigint as m1,
+    coalesce(m.m2, 0)::bigint as m2,
+    coalesce(m.m3, 0)::bigint as m3,
+    coalesce(m.m4, 0)::bigint as m4,
+    greatest(1, o.hyp_len) as t1,
+    greatest(1, o.hyp_len - 1) as t2,
+    greatest(1, o.hyp_len - 2) as t3,
+    greatest(1, o.hyp_len - 3) as t4
+from outputs o
+left join matches m using (output_id)
