@@ -3,7 +3,7 @@
 
 def register_all(con):
     """Register every srlens UDF on a DuckDB connection."""
-    from srlens.udfs import accuracy, bleu, flux, stats
+    from srlens.udfs import accuracy, aligned, bleu, flux, stats
 
-    for module in (accuracy, bleu, flux, stats):
+    for module in (accuracy, aligned, bleu, flux, stats):
         module.register(con)
