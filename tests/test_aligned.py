@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import duckdb
 import pytest
-from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
+from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu, sentence_bleu
 
 from srlens.build import build
 from srlens.loaders.conllu_reader import read_conllu
@@ -190,9 +190,24 @@ def treebank_warehouse(tmp_path_factory):
 def test_reference_text_scores_one(treebank_warehouse, lang):
     con = treebank_warehouse
     sentences = len(read_conllu(TREEBANKS[lang]).sentences["sent_id"])
-    row = con.execute("select sentences, dea, corpus_bleu, simple_string_accuracy_mean "
+    row = con.execute("select sentences, dea, simple_string_accuracy_mean, bleu_mean, corpus_bleu "
                       "from submission_scores where corpus = ? and run = 'gold'", [f"{lang}_test"]).fetchone()
-    assert row == (sentences, 1.0, 1.0, 1.0)
+    assert row[:3] == (sentences, 1.0, 1.0)
+    # Every output lemma sequence is the reference's, so BLEU is nltk's BLEU of the reference with
+    # itself: 1.0 for every sentence of 4 words or more. nltk scores shorter ones below 1 (method 2
+    # does not smooth unigrams) and counts a missing n-gram of them in corpus BLEU too, so the
+    # corpus BLEU of a perfect run is below 1.0 wherever the treebank has such sentences
+    # (docs/definitions.md).
+    pairs = con.execute("select ref_lemmas, out_lemmas from intermediate.int_scored_outputs o join submission_scores s "
+                        "using (submission_id) where s.corpus = ? and s.run = 'gold'", [f"{lang}_test"]).fetchall()
+    assert len(pairs) == sentences and all(ref == out for ref, out in pairs)
+    refs = [ref for ref, _ in pairs]
+    assert row[4] == corpus_bleu([[r] for r in refs], refs, smoothing_function=SMOOTH)
+    assert row[4] == 1.0 or any(len(r) < 4 for r in refs)
+    long_bleu = con.execute("select min(bleu) from sentence_scores s join intermediate.int_scored_outputs o "
+                            "using (submission_id, sent_idx) where s.corpus = ? and s.run = 'gold' "
+                            "and len(o.ref_lemmas) >= 4", [f"{lang}_test"]).fetchone()[0]
+    assert long_bleu == 1.0
     below = con.execute("select count(*) from sentence_scores where corpus = ? and run = 'gold' "
                         "and (simple_string_accuracy < 1 or dea < 1)", [f"{lang}_test"]).fetchone()[0]
     assert below == 0
