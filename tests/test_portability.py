@@ -24,6 +24,7 @@ MODELS = sorted(p.stem for p in (DBT_PROJECT_DIR / "models").rglob("*.sql"))
 # Model -> the Python UDFs it calls. Another engine needs each of these (docs/scaling.md).
 UDF_MODELS = {
     "entropy_dea_correlation": {"srlens_spearman"},
+    "int_output_words": {"srlens_aligned_words"},
     "int_sentence_flux_weight": {"srlens_mean_flux_weight"},
     "int_sentence_udf_scores": {"srlens_accuracies", "srlens_bleu_stats", "srlens_bleu_from_stats"},
     "metric_correlations": {"srlens_spearman"},
@@ -38,9 +39,10 @@ UDF_MODELS = {
 #   function name   a DuckDB function sqlglot does not know is copied unchanged
 SPARK_GAPS = {
     "entropy_dea_correlation": {"order dropped"},
+    "int_aligned_sentences": {"order dropped"},
+    "int_aligned_vocabulary": {"order dropped"},
     "int_lambre_argstruct_candidates": {"order dropped"},
     "int_lambre_checks": {"function list_has_all"},
-    "int_output_words": {"two generators"},
     "int_scored_outputs": {"order dropped"},
     "int_sentence_flux_weight": {"order dropped"},
     "int_subtrees": {"order dropped"},
