@@ -17,6 +17,7 @@ stored them, and writes them to docs/benchmarks.md.
 """
 
 import argparse
+import os
 import random
 import re
 import sys
@@ -36,6 +37,7 @@ from benchmarks_doc import BENCHMARKS_MD, write_section  # noqa: E402
 from scoring_speed import write_runs  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("SRLENS_SHARED_DIR", REPO.parent / "shared"))
 
 # int_output_words' aligned branch before issue 20: whitespace tokens, lower(), k-th occurrence.
 BEFORE_SQL = r"""
@@ -112,7 +114,7 @@ def timed(con, name, sql):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--treebank", default=str(REPO.parent / "shared/ud/en_ewt/en_ewt-ud-train.conllu"))
+    ap.add_argument("--treebank", default=str(SHARED / "ud/en_ewt/en_ewt-ud-train.conllu"))
     ap.add_argument("--out", default=str(BENCHMARKS_MD))
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
