@@ -7,13 +7,15 @@ model, and each word is mapped to a reference word of the same sentence:
    Forms are compared by ``key``: NFC, then casefold (so STRASSE = Straße).
 2. Chunks that together spell a form of the reference sentence with a space inside
    (``1 000``) are joined first, when they start and end at word boundaries.
-3. A chunk that is a form of the reference sentence (a surface token or a syntactic word)
-   is one piece. Any other chunk is cut into the pieces with the fewest pieces not taken from
-   the sentence, then the fewest pieces (the longest matches), the longest first piece on a
-   tie. A piece is a form of the sentence, a form of the corpus that has a punctuation
-   character or is a multiword token, one punctuation character, or a run of other
-   characters. (A corpus form without punctuation can never beat that run, so only those
-   forms are passed.)
+3. A chunk of the reference's own text is cut where the treebank cuts it (k-th such chunk
+   like the k-th in the reference). Another chunk that is a form of the sentence (a surface
+   token or a syntactic word) is one piece. Any other chunk is cut into the pieces with the
+   fewest pieces not taken from the sentence, then the fewest pieces (the longest matches),
+   the longest first piece on a tie. A piece is a form of the sentence, a form of the corpus
+   that has a punctuation character or is a multiword token, one punctuation character, or a
+   run of other characters; a run of letters is cut only next to a piece with punctuation
+   (did|n't, never to|get|her). "Punctuation" is Unicode P or S here. (A corpus form without
+   punctuation can never beat the single run, so only those forms are passed.)
 4. Pieces become syntactic words. The k-th piece with a form reads as the k-th surface token
    of the sentence with that form: a multiword token expands into the sentence's own words
    (``du`` -> de le). Multiword readings the output already spells out (its words are
