@@ -34,6 +34,7 @@ vocabulary, so each sentence and each vocabulary is prepared once per block, not
 
 from __future__ import annotations
 
+import gc
 import unicodedata
 from collections import Counter, defaultdict
 
@@ -45,7 +46,13 @@ __all__ = ["key", "Sentence", "Vocabulary", "align", "register"]
 
 def key(form: str) -> str:
     """How forms are compared: NFC, casefolded (casefold may decompose, so NFC again)."""
+    if form.isascii():  # the common case, and the same result: ASCII is NFC, casefold = lower
+        return form.lower()
     return unicodedata.normalize("NFC", unicodedata.normalize("NFC", form).casefold())
+
+
+def nfc(text: str) -> str:
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def is_punctuation(char: str) -> bool:
@@ -57,60 +64,64 @@ class Sentence:
     """One reference sentence: its text and token lines (ids and forms in file order)."""
 
     def __init__(self, text, token_ids, token_forms):
-        self.words = []  # word forms by word_id - 1
-        self.tokens = []  # surface tokens: (form, indices of its words)
+        self.words, self.word_keys = [], []  # by word_id - 1
+        self.tokens = []  # surface tokens: (form, key, indices of its words)
         inside_until = 0
         for tid, form in zip(token_ids, token_forms):
-            if "." in tid:  # empty node: not a word
-                continue
-            if "-" in tid:
-                first, last = (int(n) for n in tid.split("-"))
-                self.tokens.append((form, tuple(range(first - 1, last))))
-                inside_until = last
-                continue
-            self.words.append(form)
-            if int(tid) > inside_until:
-                self.tokens.append((form, (int(tid) - 1,)))
-        self.readings = defaultdict(list)  # key of a surface token -> its readings, in order
-        for form, reading in self.tokens:
-            self.readings[key(form)].append(reading)
-        self.word_keys = [key(w) for w in self.words]
-        self.word_ids = defaultdict(list)  # key -> word ids in order: the k-th occurrence rule
+            if tid.isdigit():  # a word; ids are 1..n in order (the reader checks it)
+                k = _spaced_key(form)
+                self.words.append(form)
+                self.word_keys.append(k)
+                if len(self.words) > inside_until:
+                    self.tokens.append((form, k, (len(self.words) - 1,)))
+            elif "-" in tid:  # a multiword token; empty nodes (8.1) are not words
+                first, inside_until = map(int, tid.split("-"))
+                self.tokens.append((form, _spaced_key(form), tuple(range(first - 1, inside_until))))
+        self.has_multiword = len(self.tokens) < len(self.words)
+        self.readings = {}  # key of a surface token -> its readings (word indices), in order
+        for _, k, reading in self.tokens:
+            self.readings.setdefault(k, []).append(reading)
+        self.word_ids = {}  # key -> word ids in order: the k-th occurrence rule
         for i, k in enumerate(self.word_keys, start=1):
-            self.word_ids[k].append(i)
-        self.standalone = Counter(k for k, r in self.readings.items() for ids in r if len(ids) == 1)
-        self.forms = set(self.readings) | set(self.word_keys)
+            self.word_ids.setdefault(k, []).append(i)
+        self.standalone = Counter(k for _, k, reading in self.tokens if len(reading) == 1)
+        self.forms = set(self.readings) | set(self.word_ids)
         # Forms with whitespace inside, as their keys' parts: ('1', '000').
-        self.spaced = sorted({tuple(f.split()) for f in self.forms if len(f.split()) > 1}, key=len, reverse=True)
-        self.forms |= {" ".join(parts) for parts in self.spaced}
-        self.chunks = self._reference_chunks(unicodedata.normalize("NFC", text or ""))
+        self.spaced = sorted({tuple(f.split(" ")) for f in self.forms if " " in f}, key=len, reverse=True)
+        self.chunks = self._reference_chunks(nfc(text or ""))
 
     def _reference_chunks(self, text):
         """How the sentence's own text splits: key of each whitespace chunk -> per occurrence,
         its pieces as (start, end, reading). Empty when the text does not spell the tokens
         (then outputs are cut like any other text)."""
-        groups, position = [], 0
-        for form, reading in self.tokens:
-            form = unicodedata.normalize("NFC", form)
+        chunks = defaultdict(list)
+        position, pieces, keys = 0, None, []
+        for form, k, reading in self.tokens:
+            form = nfc(form)
             start = position
             while start < len(text) and text[start].isspace():
                 start += 1
-            if text[start:start + len(form)] != form:
+            if not text.startswith(form, start):
                 return {}
-            if start > position or not groups:  # whitespace before it: a new chunk
-                groups.append([])
-            groups[-1].append((" ".join(key(form).split()), reading))
+            if start > position or pieces is None:  # whitespace before it: a new chunk
+                if pieces:
+                    chunks["".join(keys)].append(pieces)
+                pieces, keys, offset = [], [], 0
+            pieces.append((offset, offset + len(k), reading))
+            keys.append(k)
+            offset += len(k)
             position = start + len(form)
         if text[position:].strip():
             return {}
-        chunks = defaultdict(list)
-        for group in groups:
-            pieces, start = [], 0
-            for k, reading in group:
-                pieces.append((start, start + len(k), reading))
-                start += len(k)
-            chunks["".join(k for k, _ in group)].append(pieces)
+        if pieces:
+            chunks["".join(keys)].append(pieces)
         return chunks
+
+
+def _spaced_key(form):
+    """The key of a form, any whitespace inside it written as one space ('1\u00a0000' -> '1 000')."""
+    k = key(form)
+    return k if k.isascii() and " " not in k else " ".join(k.split())
 
 
 class Vocabulary:
@@ -208,7 +219,7 @@ def _segment(folded, sentence_forms, corpus_forms):
 def _pieces(text, sentence, vocabulary):
     """(form, key, reading) of each piece of the output, in order; the reading (indices of the
     words of a surface token) is known for pieces of the reference's own chunks, else None."""
-    chunks = unicodedata.normalize("NFC", text).split()
+    chunks = nfc(text).split()
     keys = [key(c) for c in chunks]
     if sentence.spaced:
         chunks, keys = _join_spaced(chunks, keys, sentence.spaced)
@@ -222,6 +233,9 @@ def _pieces(text, sentence, vocabulary):
             cuts = [(0, len(k), None)]
         else:
             cuts = [(i, j, None) for i, j in _segment(k, sentence.forms, vocabulary.forms)]
+        if len(cuts) == 1:
+            pieces.append((chunk, k, cuts[0][2]))
+            continue
         same_length = len(k) == len(chunk)  # casefold kept the length: cut the original too
         pieces.extend((chunk[i:j] if same_length else k[i:j], k[i:j], r) for i, j, r in cuts)
     return pieces
@@ -244,15 +258,17 @@ def _spelled_out(pieces, sentence):
 def align(text, sentence, vocabulary):
     """[(form, word_id or None)] of the syntactic words of one output text."""
     pieces = _pieces(text, sentence, vocabulary)
-    dropped = _spelled_out(pieces, sentence)
-    pieces = [(f, k, None if r in dropped else r) for f, k, r in pieces]
-    claimed = {r for _, _, r in pieces if r}
-    available = {k: [r for r in sentence.readings.get(k, ()) if r not in claimed and r not in dropped]
-                 for _, k, _ in pieces}
+    dropped = _spelled_out(pieces, sentence) if sentence.has_multiword else set()
+    claimed = {r for _, _, r in pieces if r is not None and r not in dropped}
+    available = {}  # key -> the sentence's surface tokens of that key not taken yet
     words = []
     for form, k, reading in pieces:
-        if reading is None and available[k]:
-            reading = available[k].pop(0)  # the next surface token of that form
+        if reading is None or reading in dropped:
+            queue = available.get(k)
+            if queue is None:
+                queue = available[k] = [r for r in sentence.readings.get(k, ())
+                                        if r not in claimed and r not in dropped]
+            reading = queue.pop(0) if queue else None  # the next surface token of that key
         if reading is not None:
             if len(reading) == 1:
                 words.append((form, k))
@@ -281,6 +297,19 @@ WORD_TYPE = "STRUCT(submission_id VARCHAR, sent_idx INTEGER, word_idx INTEGER, f
 
 
 def _udf_aligned_words(outputs: pa.Array, sentences: pa.Array, vocabularies: pa.Array) -> pa.Array:
+    # The objects made here hold no reference cycles. With the collector on, the many small
+    # tuples and dicts make it rescan the whole (large) heap of the dbt process again and
+    # again: 6 times slower on en_ewt train.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _aligned_words(outputs, sentences, vocabularies)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _aligned_words(outputs, sentences, vocabularies):
     columns = {name: [] for name, _ in WORD_FIELDS}
     offsets = [0]
     for block, block_sentences, entries in zip(outputs.to_pylist(), sentences.to_pylist(),
