@@ -258,6 +258,24 @@ def _spelled_out(pieces, sentence):
 def align(text, sentence, vocabulary):
     """[(form, word_id or None)] of the syntactic words of one output text."""
     pieces = _pieces(text, sentence, vocabulary)
+    if sentence.has_multiword:
+        words = _readings(pieces, sentence, vocabulary)
+    else:  # the common case: every surface token of the sentence is one word
+        words = [(form, k) if k in sentence.word_ids or k not in vocabulary.expansions else None
+                 for form, k, _ in pieces]
+        if None in words:
+            words = _readings(pieces, sentence, vocabulary)
+    mapped, seen = [], {}
+    for form, k in words:
+        ids = sentence.word_ids.get(k, ())
+        occurrence = seen.get(k, 0)
+        seen[k] = occurrence + 1
+        mapped.append((form, ids[occurrence] if occurrence < len(ids) else None))
+    return mapped
+
+
+def _readings(pieces, sentence, vocabulary):
+    """(form, key) of the syntactic words of the pieces: module docstring, step 4."""
     dropped = _spelled_out(pieces, sentence) if sentence.has_multiword else set()
     claimed = {r for _, _, r in pieces if r is not None and r not in dropped}
     available = {}  # key -> the sentence's surface tokens of that key not taken yet
@@ -278,13 +296,7 @@ def align(text, sentence, vocabulary):
             words.extend((w, key(w)) for w in vocabulary.expansions[k])
         else:
             words.append((form, k))
-    mapped, seen = [], Counter()
-    for form, k in words:
-        ids = sentence.word_ids.get(k, ())
-        occurrence = seen[k]
-        seen[k] += 1
-        mapped.append((form, ids[occurrence] if occurrence < len(ids) else None))
-    return mapped
+    return words
 
 
 # The arrow UDF: one row per block of sentences of one corpus.
