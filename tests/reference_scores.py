@@ -9,8 +9,24 @@ def is_punctuation_token(token):
     return all(unicodedata.category(c).startswith("P") for c in token)
 
 
+def pretokenized(text, ref_forms):
+    """The tokens of an output already made of reference word forms, joined by spaces: its
+    whitespace chunks, except that chunks spelling a reference form with a space inside
+    ('6 20 30') are one token again."""
+    chunks = text.split()
+    spaced = {tuple(form.lower().split()) for form in ref_forms if len(form.split()) > 1}
+    tokens, i = [], 0
+    while i < len(chunks):
+        n = next((len(parts) for parts in spaced
+                  if tuple(c.lower() for c in chunks[i:i + len(parts)]) == parts), 1)
+        tokens.append(" ".join(chunks[i:i + n]))
+        i += n
+    return tokens
+
+
 def aligned_lemmas(text, ref_forms, ref_lemmas, ref_is_punct):
-    """The 'aligned' processor: k-th occurrence of a form (case-insensitive) -> k-th reference word.
+    """The 'aligned' processor on pre-tokenized text: k-th occurrence of a form (case-insensitive)
+    -> k-th reference word.
 
     Takes the reference word's lemma (lower-cased), else the token lower-cased; drops punctuation.
     """
@@ -19,7 +35,7 @@ def aligned_lemmas(text, ref_forms, ref_lemmas, ref_is_punct):
         positions[form.lower()].append(i)
     seen = Counter()
     lemmas = []
-    for token in text.split():
+    for token in pretokenized(text, ref_forms):
         key = token.lower()
         k = seen[key]
         seen[key] += 1

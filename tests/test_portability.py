@@ -25,6 +25,7 @@ MODELS = sorted(p.stem for p in (DBT_PROJECT_DIR / "models").rglob("*.sql"))
 UDF_MODELS = {
     "bucket_scores": {"srlens_bleu_from_stats"},
     "entropy_dea_correlation": {"srlens_spearman"},
+    "int_output_words": {"srlens_aligned_words"},
     "int_resample_weights": {"srlens_bootstrap_counts", "srlens_ar_swaps"},
     "int_sentence_flux_weight": {"srlens_mean_flux_weight"},
     "int_sentence_udf_scores": {"srlens_accuracies", "srlens_bleu_from_stats"},
@@ -42,10 +43,11 @@ UDF_MODELS = {
 #   function name   a DuckDB function sqlglot does not know is copied unchanged
 SPARK_GAPS = {
     "entropy_dea_correlation": {"order dropped"},
+    "int_aligned_sentences": {"order dropped"},
+    "int_aligned_vocabulary": {"order dropped"},
     "int_lambre_argstruct_candidates": {"order dropped"},
     "error_examples": {"order dropped"},
     "int_lambre_checks": {"function list_has_all"},
-    "int_output_words": {"two generators"},
     "int_resample_weights": {"function _u", "two generators"},
     "int_scored_outputs": {"order dropped"},
     "int_sentence_bleu_stats": {"function error"},

@@ -3,7 +3,7 @@
 
 def register_all(con):
     """Register every srlens UDF on a DuckDB connection."""
-    from srlens.udfs import accuracy, bleu, flux, resample, stats
+    from srlens.udfs import accuracy, aligned, bleu, flux, resample, stats
 
-    for module in (accuracy, bleu, flux, resample, stats):
+    for module in (accuracy, aligned, bleu, flux, resample, stats):
         module.register(con)

@@ -2,9 +2,10 @@
 -- Every output sentence as words (SPEC section 6), from one of three sources:
 --   conllu runs: the user's own parse;
 --   processor 'stanza': the stanza parse cached by srlens/processing.py;
---   processor 'aligned': each whitespace token mapped to the reference word with the
---     same form (case-insensitive, k-th occurrence to k-th), taking its lemma and tags;
---     an unmatched token keeps its lower-cased form as lemma.
+--   processor 'aligned': udfs/aligned.py splits the text into the reference treebank's
+--     tokens and syntactic words (multiword tokens expanded) and maps each word to the
+--     reference word with the same form (NFC, casefolded; k-th occurrence to k-th), taking
+--     its lemma and tags; an unmatched word keeps its lower-cased form as lemma.
 {% set processor = var('processor') %}
 {% set stanza_processors = mapping_var('stanza_processors') %}
 
@@ -43,39 +44,41 @@ parsed_by_stanza as (
     where o.format <> 'conllu'
 ),
 {% else %}
-output_tokens as (
-    select submission_id, sent_idx, corpus,
-           unnest(tokens) as form,
-           unnest(range(1, len(tokens) + 1)) as word_idx
-    from (
-        select *, string_split_regex(trim(output_text), '\s+') as tokens
-        from outputs
-        where format <> 'conllu' and trim(output_text) <> ''
-    )
+-- One call of srlens_aligned_words per block of reference sentences, for the outputs of every
+-- run in it: each sentence and the corpus vocabulary are prepared once per block.
+aligned_outputs as (
+    select o.corpus, s.block,
+           list({'submission_id': o.submission_id, 'sent_idx': o.sent_idx, 'output_text': o.output_text}) as outputs
+    from outputs o
+    join {{ ref('int_aligned_sentences') }} s using (corpus, sent_idx)
+    where o.format <> 'conllu'
+    group by all
 ),
 
-numbered_tokens as (
-    select *, row_number() over (
-        partition by submission_id, sent_idx, lower(form) order by word_idx) as occurrence
-    from output_tokens
+aligned_sentences as (
+    select corpus, block,
+           list({'sent_idx': sent_idx, 'text': text, 'token_ids': token_ids, 'token_forms': token_forms}) as sentences
+    from {{ ref('int_aligned_sentences') }}
+    where (corpus, block) in (select (corpus, block) from aligned_outputs)
+    group by all
 ),
 
-numbered_reference as (
-    select corpus, sent_idx, lower(form) as form_lower, lemma, upos, feats, is_punct,
-           row_number() over (partition by corpus, sent_idx, lower(form) order by word_id) as occurrence
-    from {{ ref('int_reference_words') }}
+aligned_words as (
+    select o.corpus, unnest(srlens_aligned_words(o.outputs, s.sentences, v.vocabulary), recursive := true)
+    from aligned_outputs o
+    join aligned_sentences s using (corpus, block)
+    left join {{ ref('int_aligned_vocabulary') }} v using (corpus)
 ),
 
 parsed_by_alignment as (
-    select t.submission_id, t.sent_idx, t.word_idx::integer as word_idx, t.form,
-           coalesce(r.lemma, lower(t.form)) as lemma, r.upos, r.feats,
+    select w.submission_id, w.sent_idx, w.word_idx, w.form,
+           coalesce(r.lemma, lower(w.form)) as lemma, r.upos, r.feats,
            null::integer as head, null::varchar as deprel,
-           coalesce(r.is_punct, regexp_full_match(t.form, '\p{P}+')) as is_punct,
+           coalesce(r.is_punct, regexp_full_match(w.form, '\p{P}+')) as is_punct,
            'aligned' as processor
-    from numbered_tokens t
-    left join numbered_reference r
-        on r.corpus = t.corpus and r.sent_idx = t.sent_idx
-        and r.form_lower = lower(t.form) and r.occurrence = t.occurrence
+    from aligned_words w
+    left join {{ ref('int_reference_words') }} r
+        on r.corpus = w.corpus and r.sent_idx = w.sent_idx and r.word_id = w.word_id
 ),
 {% endif %}
 

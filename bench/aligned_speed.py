@@ -1,0 +1,180 @@
+"""A/B of the 'aligned' processor step (issue 20): the whitespace-token version that preceded it
+against the tokenizer of udfs/aligned.py, on the same outputs, in one run.
+
+Writes 8 runs of a UD treebank: 4 as text (the reference's own text, its whitespace chunks
+shuffled, 20% of them dropped, and the text with U+202F for spaces) and 4 pre-tokenized (the
+syntactic words of scoring_speed.py's perturbations: gold, swaps, shuffle, drops). Builds a
+warehouse with processor 'aligned', then runs on it, each as a `create table ... as`:
+
+* before: the aligned branch of int_output_words as it was (BEFORE_SQL below, plain SQL);
+* after: the compiled SQL of int_aligned_sentences, int_aligned_vocabulary and int_output_words
+  from that build, with the UDFs registered as in dbt.
+
+It reports seconds, output words per second and DEA / corpus BLEU of every run as the build
+stored them, and writes them to docs/benchmarks.md.
+
+    python bench/aligned_speed.py [--treebank PATH] [--out docs/benchmarks.md]
+"""
+
+import argparse
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import duckdb
+
+from srlens.build import build
+from srlens.loaders.conllu_reader import read_conllu
+from srlens.loaders.load import load_outputs, load_treebank
+from srlens.udfs import register_all
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchmarks_doc import BENCHMARKS_MD, write_section  # noqa: E402
+from scoring_speed import write_runs  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("SRLENS_SHARED_DIR", REPO.parent / "shared"))
+
+# int_output_words' aligned branch before issue 20: whitespace tokens, lower(), k-th occurrence.
+BEFORE_SQL = r"""
+with outputs as (
+    select o.submission_id, o.sent_idx, o.output_text, s.corpus, s.format
+    from w.staging.stg_outputs o
+    join w.staging.stg_submissions s using (submission_id)
+    where not o.is_missing
+),
+output_tokens as (
+    select submission_id, sent_idx, corpus,
+           unnest(tokens) as form,
+           unnest(range(1, len(tokens) + 1)) as word_idx
+    from (
+        select *, string_split_regex(trim(output_text), '\s+') as tokens
+        from outputs
+        where format <> 'conllu' and trim(output_text) <> ''
+    )
+),
+numbered_tokens as (
+    select *, row_number() over (
+        partition by submission_id, sent_idx, lower(form) order by word_idx) as occurrence
+    from output_tokens
+),
+numbered_reference as (
+    select corpus, sent_idx, lower(form) as form_lower, lemma, upos, feats, is_punct,
+           row_number() over (partition by corpus, sent_idx, lower(form) order by word_id) as occurrence
+    from w.intermediate.int_reference_words
+)
+select t.submission_id, t.sent_idx, t.word_idx::integer as word_idx, t.form,
+       coalesce(r.lemma, lower(t.form)) as lemma, r.upos, r.feats,
+       null::integer as head, null::varchar as deprel,
+       coalesce(r.is_punct, regexp_full_match(t.form, '\p{P}+')) as is_punct,
+       'aligned' as processor
+from numbered_tokens t
+left join numbered_reference r
+    on r.corpus = t.corpus and r.sent_idx = t.sent_idx
+    and r.form_lower = lower(t.form) and r.occurrence = t.occurrence
+"""
+
+
+def write_text_runs(treebank_path, out_dir):
+    """The reference text as 4 text runs: gold, chunks shuffled, 20% of chunks dropped, U+202F spaces."""
+    tb = read_conllu(treebank_path)
+    runs = {"text_gold": [], "text_shuffled": [], "text_dropped": [], "text_nnbsp": []}
+    for sent_id, text in zip(tb.sentences["sent_id"], tb.sentences["text"]):
+        rng = random.Random(sent_id)
+        chunks = text.split()
+        shuffled = chunks[:]
+        rng.shuffle(shuffled)
+        dropped = [c for c in chunks if rng.random() > 0.2] or chunks[:1]
+        for run, words in (("text_gold", chunks), ("text_shuffled", shuffled), ("text_dropped", dropped)):
+            runs[run].append((sent_id, " ".join(words)))
+        runs["text_nnbsp"].append((sent_id, "\u202f".join(chunks)))
+    paths = []
+    for run, rows in runs.items():
+        path = out_dir / f"{run}.sr"
+        path.write_text("".join(f"# sent_id = {s}\n# text = {t}\n\n" for s, t in rows))
+        paths.append(path)
+    return paths
+
+
+def compiled(work_dir, model):
+    """A model's SQL as the build compiled it, its relations pointed at the attached warehouse."""
+    sql = (work_dir / "target" / "compiled" / "srlens" / "models" / "intermediate" / f"{model}.sql").read_text()
+    return re.sub(r'"[^"]+"\."(staging|intermediate|main)"\."(\w+)"', r"w.\1.\2", sql)
+
+
+def timed(con, name, sql):
+    start = time.perf_counter()
+    con.execute(f"create table {name} as {sql}")
+    return time.perf_counter() - start
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--treebank", default=str(SHARED / "ud/en_ewt/en_ewt-ud-train.conllu"))
+    ap.add_argument("--out", default=str(BENCHMARKS_MD))
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        warehouse = tmp / "bench.duckdb"
+        token_paths, per_run = write_runs(args.treebank, 4, tmp)
+        load_treebank(warehouse, args.treebank, "bench")
+        for path in write_text_runs(args.treebank, tmp) + token_paths:
+            load_outputs(warehouse, path, "bench", "bench", path.stem, fmt="sr")
+        start = time.perf_counter()
+        build(warehouse, echo=False, processor="aligned")
+        build_s = time.perf_counter() - start
+        work_dir = warehouse.parent / f".{warehouse.name}.dbt"
+        after_sql = [(m, compiled(work_dir, m)) for m in
+                     ("int_aligned_sentences", "int_aligned_vocabulary", "int_output_words")]
+
+        con = duckdb.connect()
+        register_all(con)
+        con.execute(f"attach '{warehouse}' as w (read_only)")
+        con.execute("use memory")
+        before_s = timed(con, "before_words", BEFORE_SQL)
+        after_s = {}
+        for model, sql in after_sql:  # the new models read each other: point them at these tables
+            for other, _ in after_sql:
+                sql = sql.replace(f"w.intermediate.{other}", other)
+            after_s[model] = timed(con, model, sql)
+        words_before = con.execute("select count(*) from before_words").fetchone()[0]
+        words_after = con.execute("select count(*) from int_output_words").fetchone()[0]
+        outputs = con.execute("select count(*) from w.raw.outputs").fetchone()[0]
+        scores = con.execute("select run, dea, corpus_bleu from w.main.submission_scores order by run").fetchall()
+        con.close()
+
+    total_after = sum(after_s.values())
+    lines = [
+        f"`python bench/aligned_speed.py`: treebank `{Path(args.treebank).name}`, 8 runs x {per_run:,} sentences "
+        f"= {outputs:,} outputs (4 runs as text: the reference text, its chunks shuffled, 20% of them dropped, "
+        "U+202F for spaces; 4 pre-tokenized: scoring_speed.py's perturbations), one DuckDB connection, "
+        "2-core machine. Both versions run on the same built warehouse, one after the other.",
+        "",
+        "| aligned step | seconds | output words | words/s |",
+        "|---|---:|---:|---:|",
+        f"| before issue 20: whitespace tokens, `lower()`, k-th occurrence (plain SQL) | {before_s:.1f} | "
+        f"{words_before:,} | {words_before / before_s:,.0f} |",
+        f"| after: `int_aligned_sentences` + `int_aligned_vocabulary` + `int_output_words` "
+        f"(arrow UDF `srlens_aligned_words`, one call per block of 256 sentences) | {total_after:.1f} | "
+        f"{words_after:,} | {words_after / total_after:,.0f} |",
+        "",
+        "After, by model: " + ", ".join(f"`{m}` {s:.1f} s" for m, s in after_s.items())
+        + f". The whole `srlens build` took {build_s:.1f} s.",
+        "",
+        "Scores of the runs (after):",
+        "",
+        "| run | DEA | corpus BLEU |",
+        "|---|---:|---:|",
+        *[f"| {run} | {dea:.4f} | {bleu:.4f} |" for run, dea, bleu in scores],
+    ]
+    report = "\n".join(lines)
+    print(report)
+    write_section("Aligned processor (issue 20)", report, Path(args.out))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,13 @@
+-- What the 'aligned' processor (udfs/aligned.py) needs of each reference sentence: its text
+-- and its token lines (ids and forms, in file order). Sentences are grouped in blocks of 256:
+-- srlens_aligned_words is called once per block, for the outputs of every run at once.
+select
+    t.corpus,
+    t.sent_idx,
+    (t.sent_idx - 1) // 256 as block,
+    s.reference_text as text,
+    list(t.token_id order by t.line_no) as token_ids,
+    list(t.form order by t.line_no) as token_forms
+from {{ ref('stg_tokens') }} t
+join {{ ref('stg_sentences') }} s using (corpus, sent_idx)
+group by t.corpus, t.sent_idx, s.reference_text
