@@ -15,6 +15,8 @@ select
     stddev_samp(mean_flux_weight) as mfw_sd,
     avg(mean_arity) as mean_arity_mean,
     stddev_samp(mean_arity) as mean_arity_sd,
-    100.0 * avg(case when is_projective then 0 else 1 end) as nonprojective_pct
+    -- of the sentences that have an analysis tree: one of only punctuation (is_projective NULL)
+    -- is neither projective nor not, so it counts in neither part of the share
+    100.0 * avg(case when is_projective then 0.0 when not is_projective then 1.0 end) as nonprojective_pct
 from {{ ref('sentence_complexity') }}
 group by corpus
