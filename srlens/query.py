@@ -13,7 +13,7 @@ import pandas as pd
 
 from srlens import sandbox
 from srlens.sandbox import QueryRefused, check_read_only  # noqa: F401 (the names callers import)
-from srlens.status import require_warehouse
+from srlens.status import require_warehouse, terminal_safe
 
 FORMATS = ("table", "csv", "json")
 TABLE_LIMIT = 1000  # rows a table shows unless --limit says otherwise
@@ -114,5 +114,7 @@ def format_frame(frame, fmt):
     if fmt == "json":
         return frame.to_json(orient="records", force_ascii=False, indent=2, date_format="iso")
     if fmt == "table":
+        frame = terminal_safe(frame)
         return frame.to_string(index=False) if len(frame) else f"(no rows; columns: {', '.join(frame.columns)})"
     raise ValueError(f"unknown format {fmt!r}")
+

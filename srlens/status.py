@@ -6,6 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from srlens import build_vars, sandbox
+from srlens.loaders.errors import printable
 from srlens.loaders.store import WarehouseError  # raised here too; report and export import it from here
 
 
@@ -101,11 +102,17 @@ def _when(value):
     return f"{pd.Timestamp(value):%Y-%m-%d %H:%M:%S} UTC"
 
 
+def terminal_safe(frame):
+    """A table for the terminal: text from the data (an output sentence, a name in an old warehouse)
+    is shown with control characters escaped, so it can never move the cursor or retitle the window.
+    CSV and JSON stay as they are: they are data for programs."""
+    return frame.rename(columns=printable).map(lambda v: printable(v) if isinstance(v, str) else v)
+
 def _table(frame, indent="  "):
     frame = frame.copy()
     if "loaded_at" in frame:
         frame["loaded_at"] = frame["loaded_at"].map(_when)
-    return "\n".join(indent + line for line in frame.to_string(index=False).splitlines())
+    return "\n".join(indent + line for line in terminal_safe(frame).to_string(index=False).splitlines())
 
 
 def status(warehouse):

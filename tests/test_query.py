@@ -223,3 +223,10 @@ def test_only_one_system_fails_recipe(warehouse_con):
     assert dict(zip(got.sent_id, got.bleu)) == {k: round(v, 3) for k, v in zip(expected.sent_id, expected[system])}
     assert (got.others_min_bleu >= fail_below).all() and (got.bleu < fail_below).all()
     assert list(got.bleu) == sorted(got.bleu)
+
+
+def test_a_table_escapes_control_characters_from_the_data_and_csv_keeps_them(built_warehouse):
+    sql = "select chr(27) || '[2Jx' || chr(7) as text_cell"
+    table = run_query(built_warehouse, sql, "table")
+    assert "\x1b" not in table and "\x07" not in table and "\\x1b[2Jx\\x07" in table
+    assert run_query(built_warehouse, sql, "csv") == "text_cell\n\x1b[2Jx\x07\n"
