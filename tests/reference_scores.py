@@ -70,3 +70,17 @@ def dea(ref_lemmas, ref_heads, ref_relations, out_lemmas):
         by_relation[relation.split(":")[0]][0] += 1
         by_relation[relation.split(":")[0]][1] += hit
     return matched, len(triples), dict(by_relation)
+
+
+def reference_words(treebank):
+    """sent_id -> (forms, lemmas, is-punctuation flags) of the syntactic words of a read_conllu() result."""
+    sent_ids = dict(zip(treebank.sentences["sent_idx"], treebank.sentences["sent_id"]))
+    words = defaultdict(lambda: ([], [], []))
+    t = treebank.tokens
+    for idx, tid, form, lemma, deprel in zip(t["sent_idx"], t["id"], t["form"], t["lemma"], t["deprel"]):
+        if tid.isdigit():
+            forms, lemmas, punct = words[sent_ids[idx]]
+            forms.append(form)
+            lemmas.append(lemma)
+            punct.append(deprel.split(":")[0] == "punct")
+    return dict(words)

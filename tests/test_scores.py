@@ -15,7 +15,7 @@ from srlens.build import build
 from srlens.demo import DEMO_MANIFEST
 from tests.conftest import FIGURE1, require_shared
 from tests.reference_metrics import read_analysis_trees
-from tests.reference_scores import aligned_lemmas, dea
+from tests.reference_scores import aligned_lemmas, dea, reference_words
 
 SMOOTH = SmoothingFunction().method2
 
@@ -136,17 +136,7 @@ def demo_reference():
     for corpus in ("en_ewt_demo", "fr_gsd_demo"):
         path = data / "treebanks" / f"{corpus}.conllu"
         trees = {t.sent_id: t for t in read_analysis_trees(path)}
-        tb = read_conllu(path)
-        words = defaultdict(lambda: ([], [], []))
-        sent_ids = dict(zip(tb.sentences["sent_idx"], tb.sentences["sent_id"]))
-        t = tb.tokens
-        for idx, tid, form, lemma, deprel in zip(t["sent_idx"], t["id"], t["form"], t["lemma"], t["deprel"]):
-            if tid.isdigit():
-                forms, lemmas, punct = words[sent_ids[idx]]
-                forms.append(form)
-                lemmas.append(lemma)
-                punct.append(deprel.split(":")[0] == "punct")
-        out[corpus] = (trees, dict(words))
+        out[corpus] = (trees, reference_words(read_conllu(path)))
     return out
 
 

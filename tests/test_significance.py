@@ -17,7 +17,7 @@ from srlens.loaders.load import load_outputs
 from srlens.udfs.resample import ar_swaps, bootstrap_counts
 from tests.conftest import require_shared
 from tests.reference_metrics import read_analysis_trees
-from tests.reference_scores import aligned_lemmas, dea
+from tests.reference_scores import aligned_lemmas, dea, reference_words
 from tests.reference_significance import MEAN_SCORES, METRICS, interval, paired_test
 
 RUNS = DEMO_MANIFEST.parent / "outputs" / "en_ewt_demo"
@@ -150,16 +150,7 @@ def demo_sentences():
     """sent_id -> (analysis tree, output lemmas of swaps) for en_ewt_demo, computed in Python."""
     path = DEMO_MANIFEST.parent / "treebanks" / "en_ewt_demo.conllu"
     trees = {t.sent_id: t for t in read_analysis_trees(path)}
-    tb = read_conllu(path)
-    sent_ids = dict(zip(tb.sentences["sent_idx"], tb.sentences["sent_id"]))
-    words = defaultdict(lambda: ([], [], []))
-    t = tb.tokens
-    for idx, tid, form, lemma, deprel in zip(t["sent_idx"], t["id"], t["form"], t["lemma"], t["deprel"]):
-        if tid.isdigit():
-            forms, lemmas, punct = words[sent_ids[idx]]
-            forms.append(form)
-            lemmas.append(lemma)
-            punct.append(deprel.split(":")[0] == "punct")
+    words = reference_words(read_conllu(path))
     texts = {}
     for block in (RUNS / "swaps.sr.txt").read_text(encoding="utf-8").strip().split("\n\n"):
         meta = dict(line[2:].split(" = ", 1) for line in block.splitlines() if " = " in line)
