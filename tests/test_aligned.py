@@ -264,3 +264,38 @@ def test_shuffled_and_dropped_text_score_as_the_same_words_in_token_form(treeban
             bleu_sql, dea_sql = text_scores[(sent_id,)][:2]
             assert dea_sql == (matched / edges if edges else None), (run, sent_id)
             assert bleu_sql == sentence_bleu([ref], out, smoothing_function=SMOOTH), (run, sent_id)
+
+
+@pytest.mark.parametrize("lang", TREEBANKS)
+def test_build_gives_the_words_of_the_python_tokenizer(treebank_warehouse, lang):
+    """Every output the build processes, sentence by sentence, has exactly the words that
+    udfs/aligned.py's align gives it, with the lemma, tags and punctuation flag of the reference
+    word it maps to: the guard for any faster route through int_output_words (issue 20)."""
+    con = treebank_warehouse
+    corpus = f"{lang}_test"
+    entries = con.execute("select vocabulary from intermediate.int_aligned_vocabulary where corpus = ?",
+                          [corpus]).fetchone()[0]
+    vocabulary = Vocabulary((e["form"], e["words"], e["n"]) for e in entries)
+    sentences = {idx: Sentence(text, ids, forms) for idx, text, ids, forms in con.execute(
+        "select sent_idx, text, token_ids, token_forms from intermediate.int_aligned_sentences "
+        "where corpus = ?", [corpus]).fetchall()}
+    reference = {(idx, wid): (lemma, upos, feats, punct) for idx, wid, lemma, upos, feats, punct in con.execute(
+        "select sent_idx, word_id, lemma, upos, feats, is_punct from intermediate.int_reference_words "
+        "where corpus = ?", [corpus]).fetchall()}
+    built = defaultdict(list)
+    for sub, idx, form, *analysis in con.execute(
+            "select w.submission_id, w.sent_idx, w.form, w.lemma, w.upos, w.feats, w.is_punct "
+            "from intermediate.int_output_words w join staging.stg_submissions s using (submission_id) "
+            "where s.corpus = ? order by w.submission_id, w.sent_idx, w.word_idx", [corpus]).fetchall():
+        built[sub, idx].append((form, *analysis) if analysis[1] is not None else (form, None, None, None, None))
+    outputs = con.execute("select o.submission_id, o.sent_idx, o.output_text from staging.stg_outputs o "
+                          "join staging.stg_submissions s using (submission_id) where s.corpus = ? and not o.is_missing",
+                          [corpus]).fetchall()
+    assert len(outputs) == 9 * len(sentences)  # gold, nfd, 3 whitespace variants, 4 perturbed
+    for sub, idx, text in outputs:
+        expected = []
+        for form, word_id in align(text, sentences[idx], vocabulary):
+            # A word without reference word (or one without upos) is compared by its form alone.
+            analysis = reference[idx, word_id] if word_id else (None, None, None, None)
+            expected.append((form, *analysis) if analysis[1] is not None else (form, None, None, None, None))
+        assert built[sub, idx] == expected, (sub, idx, text)
