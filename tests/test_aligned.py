@@ -22,7 +22,7 @@ from srlens.loaders.load import load_outputs, load_treebank
 from srlens.udfs.aligned import Sentence, Vocabulary, align
 from tests.conftest import SHARED, require_shared
 from tests.reference_metrics import read_analysis_trees
-from tests.reference_scores import aligned_lemmas, dea
+from tests.reference_scores import aligned_lemmas, dea, reference_words
 
 SMOOTH = SmoothingFunction().method2
 TREEBANKS = {lang: SHARED / "ud" / name / f"{name}-ud-test.conllu"
@@ -241,16 +241,7 @@ def test_shuffled_and_dropped_text_score_as_the_same_words_in_token_form(treeban
     corpus = f"{lang}_test"
     path = TREEBANKS[lang]
     trees = {t.sent_id: t for t in read_analysis_trees(path)}
-    tb = read_conllu(path)
-    reference = defaultdict(lambda: ([], [], []))
-    sent_ids = dict(zip(tb.sentences["sent_idx"], tb.sentences["sent_id"]))
-    t = tb.tokens
-    for idx, tid, form, lemma, deprel in zip(t["sent_idx"], t["id"], t["form"], t["lemma"], t["deprel"]):
-        if tid.isdigit():
-            forms, lemmas, punct = reference[sent_ids[idx]]
-            forms.append(form)
-            lemmas.append(lemma)
-            punct.append(deprel.split(":")[0] == "punct")
+    reference = reference_words(read_conllu(path))
     runs = perturbed_runs(path)
     for run in ("shuffled", "dropped"):
         text_scores = run_scores(con, corpus, run)
