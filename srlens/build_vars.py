@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+from srlens.loaders.errors import printable
 from srlens.udfs.bleu import NLTK_COMPAT_VERSION
 
 # The sentence_scores columns that can split FAIL from PASS sentences (all "higher is better").
@@ -151,5 +152,5 @@ def check(given):
 
 def _shown(value):
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = "".join(c if c.isprintable() else "?" for c in text)
+    text = printable(text)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -310,8 +310,6 @@ def check_warehouse(args):
     """Fail early, in one line, where DuckDB would otherwise create an empty file or say less."""
     if args.command in NEEDS_WAREHOUSE:
         require_warehouse(args.warehouse)
-    if args.command == "build":
-        build_vars.check(dict(args.var))  # before the build takes the lock
 
 
 def describe(err, warehouse):

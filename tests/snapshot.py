@@ -86,9 +86,11 @@ def _sort_key(row):
 
 def write_snapshot(warehouse, directory=SNAPSHOT_DIR):
     """Write the marts that differ from the snapshot (only those: last-bit float noise in the
-    others is no change, and rewriting them would make a diff of nothing); drop marts that are gone."""
+    others is no change, and rewriting them would make a diff of nothing); drop marts that are gone.
+    Returns the lines that say what moved."""
     directory.mkdir(parents=True, exist_ok=True)
-    moved = {line.split(" ", 1)[0].rstrip(":") for line in differences(warehouse, directory, most=1)}
+    found = differences(warehouse, directory)
+    moved = {line.split(" ", 1)[0].rstrip(":") for line in found}
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
         built = mart_rows(con)
@@ -106,6 +108,7 @@ def write_snapshot(warehouse, directory=SNAPSHOT_DIR):
                 handle.write(buffer.getvalue().encode("utf-8"))
     finally:
         con.close()
+    return found
 
 
 def _cell(value):
@@ -178,8 +181,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         warehouse = Path(tmp) / "snapshot.duckdb"
         build_reference_warehouse(warehouse, shared / "ud" / "en_ewt" / "en_ewt-ud-test.conllu")
-        found = differences(warehouse)
-        write_snapshot(warehouse)
+        found = write_snapshot(warehouse)
     print("\n".join(found[:40]) or "no mart moved")
     print(f"the snapshot in {SNAPSHOT_DIR} now holds this build's marts")
 
