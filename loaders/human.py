@@ -35,7 +35,7 @@ import pyarrow as pa
 from srlens.loaders.conllu_reader import read_text
 from srlens.loaders.errors import LoadError
 from srlens.loaders.names import NameRefused, check_name, submission_id
-from srlens.loaders.store import open_for_write, transaction, utc_now
+from srlens.loaders.store import insert_columns, open_for_write, transaction, utc_now
 
 REQUIRED = ("annotator", "team", "run", "corpus", "sent_id", "criterion", "score")
 OPTIONAL = {"campaign": "default"}
@@ -123,12 +123,18 @@ def _read_rows(path, reader):
 def _unknown_references(con, columns):
     """(line, text) for every judgment whose corpus, run or sentence is not loaded."""
     corpora = {r[0] for r in con.execute("select corpus from raw.treebank_files").fetchall()}
+    reference_free = {r[0] for r in con.execute("select corpus from raw.reference_free_corpora").fetchall()}
     runs = {r[0] for r in con.execute("select submission_id from raw.submissions").fetchall()}
     wanted = set(zip(columns["corpus"], columns["sent_id"]))
     sentences = {}
     for corpus in {c for c, _ in wanted if c in corpora}:
         sentences[corpus] = {r[0] for r in con.execute(
             "select sent_id from raw.sentences where corpus = ?", [corpus]).fetchall()}
+    for corpus in {c for c, _ in wanted if c in reference_free}:  # its sentences are its runs'
+        sentences[corpus] = {r[0] for r in con.execute(
+            "select distinct o.sent_id from raw.outputs o join raw.submissions s using (submission_id) "
+            "where s.corpus = ?", [corpus]).fetchall()}
+    corpora |= reference_free
     missing_outputs = {tuple(r) for r in con.execute(
         "select submission_id, sent_id from raw.outputs where is_missing").fetchall()}
     problems = []
@@ -205,3 +211,120 @@ def drop_judgments_of_changed_texts(con, campaign, corpus, team, run):
               where o.submission_id = $submission_id and o.sent_id = h.sent_id), false)""",
         {"campaign": campaign, "corpus": corpus, "team": team, "run": run,
          "submission_id": submission_id(campaign, corpus, team, run)}).fetchone()[0]
+
+
+# System-level scores (`load-human FILE --level system`, issue 17): one score per run and criterion.
+
+SYSTEM_REQUIRED = ("campaign", "corpus", "team", "run", "criterion", "score")
+SYSTEM_KEY = ("campaign", "corpus", "team", "run", "criterion")
+ORIENTATIONS = ("higher", "lower")
+
+
+def read_system_csv(path):
+    """Column lists of a system-level CSV (criterion lower-cased, orientation 'higher' unless given), validated."""
+    text, _ = read_text(path)
+    if not text.strip():
+        raise LoadError(path, "the file is empty")
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = [name.strip().lower() for name in next(reader)]
+        absent = [name for name in SYSTEM_REQUIRED if name not in header]
+        if absent:
+            raise LoadError(path, f"the header lacks the column(s) {', '.join(absent)} (a system-level file needs "
+                                  f"{', '.join(SYSTEM_REQUIRED)}; orientation is optional)", 1)
+        position = {name: header.index(name) for name in (*SYSTEM_REQUIRED, "orientation") if name in header}
+        columns = {name: [] for name in (*SYSTEM_KEY, "score", "orientation", "line_no")}
+        problems, seen, orientation_of = [], {}, {}
+        for row in reader:
+            line = reader.line_num
+            if not any(field.strip() for field in row):
+                continue
+            if len(row) != len(header):
+                problems.append((line, f"expected {len(header)} fields, found {len(row)}"))
+                continue
+            values = {name: row[i].strip() for name, i in position.items()}
+            empty = [name for name in SYSTEM_REQUIRED if not values[name]]
+            if empty:
+                problems.append((line, f"empty {', '.join(empty)}"))
+                continue
+            try:
+                for name in ("campaign", "corpus", "team", "run"):
+                    values[name] = check_name(values[name], name)
+            except NameRefused as err:
+                problems.append((line, str(err)))
+                continue
+            try:
+                score = float(values["score"])
+            except ValueError:
+                score = math.nan
+            if not math.isfinite(score):
+                problems.append((line, f"score {values['score']!r} is not a number"))
+                continue
+            criterion = values["criterion"].lower()
+            orientation = (values.get("orientation") or "higher").lower()
+            if orientation not in ORIENTATIONS:
+                problems.append((line, f"orientation {values['orientation']!r} is not higher or lower"))
+                continue
+            if orientation_of.setdefault(criterion, (orientation, line))[0] != orientation:
+                problems.append((line, f"criterion {criterion!r} is {orientation!r} here and "
+                                       f"{orientation_of[criterion][0]!r} at line {orientation_of[criterion][1]}"))
+                continue
+            key = (values["campaign"], values["corpus"], values["team"], values["run"], criterion)
+            if key in seen:
+                problems.append((line, f"the same run and criterion as line {seen[key]}"))
+                continue
+            seen[key] = line
+            for name, value in zip(SYSTEM_KEY, key):
+                columns[name].append(value)
+            columns["score"].append(score)
+            columns["orientation"].append(orientation)
+            columns["line_no"].append(line)
+    except csv.Error as err:
+        raise LoadError(path, f"malformed CSV: {err}", reader.line_num) from None
+    if problems:
+        raise _error(path, problems)
+    if not columns["score"]:
+        raise LoadError(path, "the file has a header but no scores")
+    return columns
+
+
+def load_system_human(warehouse, path):
+    """Load (or replace) system-level human scores; returns the number of scores.
+
+    Every run named must be loaded. A criterion keeps one orientation in the warehouse: a file
+    that gives another than the one already recorded is refused (load both files again to change it).
+    """
+    columns = read_system_csv(path)
+    n = len(columns["score"])
+    with open_for_write(warehouse) as con:
+        runs = {r[0] for r in con.execute("select submission_id from raw.submissions").fetchall()}
+        problems = []
+        for i, line in enumerate(columns["line_no"]):
+            sub_id = submission_id(*(columns[name][i] for name in ("campaign", "corpus", "team", "run")))
+            if sub_id not in runs:
+                problems.append((line, f"unknown run {sub_id!r} (campaign/corpus/team/run)"))
+        keys = pa.table({name: columns[name] for name in SYSTEM_KEY})
+        con.register("_srlens_system_keys", keys)
+        try:
+            recorded = dict(con.execute("""
+                select distinct criterion, orientation from raw.system_human_scores h
+                where not exists (select 1 from _srlens_system_keys k where k.campaign = h.campaign
+                                  and k.corpus = h.corpus and k.team = h.team and k.run = h.run
+                                  and k.criterion = h.criterion)""").fetchall())
+            for i, line in enumerate(columns["line_no"]):
+                before = recorded.get(columns["criterion"][i])
+                if before and before != columns["orientation"][i]:
+                    problems.append((line, f"criterion {columns['criterion'][i]!r} is recorded as {before!r} "
+                                           f"by other files, not {columns['orientation'][i]!r}"))
+            if problems:
+                raise _error(path, problems)
+            with transaction(con):
+                con.execute("""
+                    delete from raw.system_human_scores h using _srlens_system_keys k
+                    where h.campaign = k.campaign and h.corpus = k.corpus and h.team = k.team
+                      and h.run = k.run and h.criterion = k.criterion""")
+                insert_columns(con, "raw.system_human_scores",
+                               {**columns, "source_file": [str(path)] * n, "loaded_at": [utc_now()] * n})
+        finally:
+            con.unregister("_srlens_system_keys")
+    return n

@@ -43,6 +43,7 @@ def load_treebank(warehouse, path, corpus, language=None):
     language = guess_language(corpus, path) if language is None else check_name(language, "--language")
     treebank = read_conllu(path)
     with open_for_write(warehouse) as con, transaction(con):
+        _refuse_reference_free(con, path, corpus)
         _check_runs_still_match(con, path, corpus, treebank.sentences["sent_id"])
         for table in ("raw.treebank_files", "raw.sentences", "raw.tokens"):
             con.execute(f"delete from {table} where corpus = ?", [corpus])
@@ -67,8 +68,12 @@ def _check_runs_still_match(con, path, corpus, sent_ids):
                         "sent_ids); load it under a new corpus name")
 
 
-def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="auto", allow_partial=False):
+def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="auto", allow_partial=False,
+                 no_reference=False, language=None):
     """Load (or replace) one system run (the exact identity campaign, corpus, team, run); returns a LoadedRun.
+
+    no_reference: the corpus has no treebank; it is created by its first run, with `language`
+    (see reference_free_sentences).
 
     Human judgments of the run whose sentence text the reload changes or removes are deleted in
     the same transaction (loaders/human.py): a judgment describes one text.
@@ -76,15 +81,22 @@ def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="au
     campaign, corpus, team, run = (check_name(name, argument) for name, argument in
                                    ((campaign, "--campaign"), (corpus, "--corpus"), (team, "--team"),
                                     (run, "--run")))
+    if language is not None and not no_reference:
+        raise LoadError(path, "--language goes with --no-reference: a run of a treebank has the treebank's language")
     run_file = read_run(path, fmt)
     sub_id = submission_id(campaign, corpus, team, run)
     with open_for_write(warehouse) as con:
-        reference = con.execute("select sent_idx, sent_id from raw.sentences where corpus = ? order by sent_idx",
-                                [corpus]).fetchall()
+        if no_reference:
+            reference = reference_free_sentences(con, path, corpus, language, sub_id, run_file)
+        else:
+            reference = con.execute("select sent_idx, sent_id from raw.sentences where corpus = ? order by sent_idx",
+                                    [corpus]).fetchall()
         if not reference:
-            raise LoadError(path, f"no treebank is loaded for corpus {corpus!r} (load-treebank first)")
+            raise LoadError(path, _no_reference_message(con, corpus))
         rows, matched_by = _match(path, run_file, reference, allow_partial)
         with transaction(con):
+            if no_reference:
+                _create_reference_free_corpus(con, corpus, language)
             for table in ("raw.submissions", "raw.outputs", "raw.output_tokens"):
                 con.execute(f"delete from {table} where submission_id = ?", [sub_id])
             insert_columns(con, "raw.outputs", {"submission_id": [sub_id] * len(rows["sent_idx"]), **rows})
@@ -96,6 +108,57 @@ def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="au
                          run_file.sha256, len(reference) - missing, missing, utc_now()])
             dropped = drop_judgments_of_changed_texts(con, campaign, corpus, team, run)
     return LoadedRun(len(reference) - missing, missing, dropped)
+
+
+# Reference-free corpora (issue 17): runs of a corpus without a treebank, matched with each other.
+
+def reference_free_sentences(con, path, corpus, language, sub_id, run_file):
+    """The sentences (sent_idx, sent_id) a run of the reference-free corpus is matched against.
+
+    They are the sentences of the corpus's other runs (every run has a row for each). The first
+    run defines them: its own sent_ids in file order when every sentence has one, else 1..N. The
+    run is then matched by _match with the rules of a treebank's runs.
+    """
+    if language is None:
+        raise LoadError(path, "--no-reference needs --language (the ISO code of the run's language, e.g. en): "
+                              "it chooses the rules and the parser")
+    language = check_name(language, "--language")
+    if con.execute("select count(*) from raw.treebank_files where corpus = ?", [corpus]).fetchone()[0]:
+        raise LoadError(path, f"corpus {corpus!r} has a reference treebank: load its runs without --no-reference")
+    known = con.execute("select language from raw.reference_free_corpora where corpus = ?", [corpus]).fetchone()
+    if known and known[0] != language:
+        raise LoadError(path, f"reference-free corpus {corpus!r} has language {known[0]!r}, not {language!r}")
+    others = con.execute("""
+        select distinct o.sent_idx, o.sent_id from raw.outputs o join raw.submissions s using (submission_id)
+        where s.corpus = ? and s.submission_id <> ? order by o.sent_idx""", [corpus, sub_id]).fetchall()
+    if others:
+        return others
+    ids = run_file.sent_ids
+    if ids and all(sent_id is not None for sent_id in ids):
+        first = list(dict.fromkeys(ids))  # a repeated id is refused by _match
+        return list(enumerate(first, start=1))
+    return [(k, str(k)) for k in range(1, len(ids) + 1)]
+
+
+def _create_reference_free_corpus(con, corpus, language):
+    if not con.execute("select count(*) from raw.reference_free_corpora where corpus = ?", [corpus]).fetchone()[0]:
+        con.execute("insert into raw.reference_free_corpora values (?, ?, ?)", [corpus, language, utc_now()])
+
+
+def _no_reference_message(con, corpus):
+    known = con.execute("select language from raw.reference_free_corpora where corpus = ?", [corpus]).fetchone()
+    if known:
+        return (f"corpus {corpus!r} is a reference-free corpus: load its runs with --no-reference "
+                f"--language {known[0]}")
+    return (f"no treebank is loaded for corpus {corpus!r} (load-treebank first; for a corpus without a "
+            "treebank, add --no-reference --language xx)")
+
+
+def _refuse_reference_free(con, path, corpus):
+    """A reference-free corpus's runs are matched with each other, not with a treebank: keep them apart."""
+    if con.execute("select count(*) from raw.reference_free_corpora where corpus = ?", [corpus]).fetchone()[0]:
+        raise LoadError(path, f"corpus {corpus!r} is a reference-free corpus (runs loaded with --no-reference); "
+                              "load the treebank under another corpus name")
 
 
 def _match(path, run_file, reference, allow_partial):

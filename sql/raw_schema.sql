@@ -136,3 +136,38 @@ create table if not exists raw.lambre_manual_rules (
     sha256         varchar not null,
     loaded_at      timestamp not null
 );
+
+-- Corpora without a reference treebank (`srlens load-outputs --no-reference`, issue 17): created
+-- by the first run loaded into them, with its language. Their sentences are those of the corpus's
+-- runs (raw.outputs); reference-based scores of their runs are NULL.
+create table if not exists raw.reference_free_corpora (
+    corpus     varchar not null,
+    language   varchar not null,
+    created_at timestamp not null
+);
+
+-- System-level human scores (`srlens load-human FILE --level system`), as WMT publishes them: one
+-- score per run and criterion. Loading a file replaces the (campaign, corpus, team, run,
+-- criterion) rows it contains. orientation says how to read the score: 'higher' (higher is
+-- better, e.g. DA z-scores) or 'lower' (an error penalty such as MQM).
+create table if not exists raw.system_human_scores (
+    campaign    varchar not null,
+    corpus      varchar not null,
+    team        varchar not null,
+    run         varchar not null,
+    criterion   varchar not null,   -- lower-cased
+    score       double not null,
+    orientation varchar not null,   -- higher | lower
+    source_file varchar not null,
+    line_no     integer not null,
+    loaded_at   timestamp not null
+);
+
+-- Campaign dates (`srlens campaign NAME --date YYYY[-MM-DD]`): one row per campaign. date_text is
+-- as given; campaign_date is its first day (2019 -> 2019-01-01), for ordering and plotting.
+create table if not exists raw.campaign_dates (
+    campaign      varchar not null,
+    date_text     varchar not null,
+    campaign_date date not null,
+    set_at        timestamp not null
+);

@@ -106,6 +106,9 @@ VARS = (
         "error_examples: k, the worst sentences kept per (run, relation) and (run, subtree)"),
     Var("examples_max_subtrees", 25, "a whole number, 0 or more", _whole_number_from(0),
         "error_examples: per run and view, the most suspicious subtrees that get examples"),
+    Var("lambre_reference_team", "reference", "a team name", lambda v: v if _text(v) else None,
+        "rule_trends, campaign_trends: this team's runs are human reference translations, scored apart "
+        "from the systems (L'AMBRE paper, Figure 5)"),
     Var("processor", "aligned", "aligned or stanza", _one_of(("aligned", "stanza")),
         "how output sentences became words", set_by="--processor"),
     Var("stanza_processors", {}, "a JSON object of language to stanza processor ids", _name_map,

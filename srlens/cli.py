@@ -116,6 +116,10 @@ def parser():
     c.add_argument("--allow-partial", action="store_true",
                    help="accept a run that lacks some sentences (needs sent_ids); they are recorded "
                         "as missing, never shifted")
+    c.add_argument("--no-reference", action="store_true",
+                   help="the corpus has no treebank (e.g. machine translation): created by its first run, "
+                        "runs matched with each other; reference-based scores are NULL (docs/lambre.md)")
+    c.add_argument("--language", help="with --no-reference: the ISO code of the run's language, e.g. de")
 
     c = sub.add_parser("load-human", help="load human judgments of system outputs (CSV)",
                        description="Load human judgments: a CSV file with the columns annotator, team, run, "
@@ -127,6 +131,14 @@ def parser():
                                    "Example: srlens load-human sr19_human.csv")
     c.add_argument("file", help="CSV with a header row; scores are numbers on any scale (z-normalized per "
                                 "annotator by the build)")
+    c.add_argument("--level", choices=("sentence", "system"), default="sentence",
+                   help="system: one score per run (columns campaign, corpus, team, run, criterion, score "
+                        "and optionally orientation higher|lower), as WMT publishes them (docs/lambre.md)")
+
+    c = sub.add_parser("campaign", help="set a campaign's date (for the trends of docs/lambre.md)",
+                       description="Example: srlens campaign wmt19 --date 2019")
+    c.add_argument("name", help="the campaign, as given to load-outputs --campaign")
+    c.add_argument("--date", required=True, help="YYYY, YYYY-MM or YYYY-MM-DD")
 
     sub.add_parser("load-demo", help="load the bundled demo data (demo/data/manifest.csv)",
                    description="Load the two demo treebanks (en_ewt_demo, fr_gsd_demo) and their six runs "
@@ -264,13 +276,19 @@ def run(args):
         say(f"loaded {sentences} sentences ({words} words) as corpus {args.corpus}")
     elif args.command == "load-outputs":
         result = load_outputs(args.warehouse, args.file, args.corpus, args.team, args.run,
-                              args.campaign, args.format, args.allow_partial)
+                              args.campaign, args.format, args.allow_partial, args.no_reference, args.language)
         say(f"loaded {result.loaded} sentences of {args.team}/{args.run} for corpus {args.corpus}"
             + (f" ({result.missing} missing)" if result.missing else ""))
         if result.judgments_dropped:
             say(f"{result.judgments_dropped} human judgments dropped: their text changed or is gone")
+    elif args.command == "load-human" and args.level == "system":
+        from srlens.loaders.human import load_system_human
+        say(f"loaded {load_system_human(args.warehouse, args.file)} system-level human scores from {args.file}")
     elif args.command == "load-human":
         say(f"loaded {load_human(args.warehouse, args.file)} human judgments from {args.file}")
+    elif args.command == "campaign":
+        from srlens.loaders.campaign_dates import set_campaign_date
+        say(f"campaign {args.name}: date {set_campaign_date(args.warehouse, args.name, args.date)}")
     elif args.command == "load-demo":
         say(f"loaded {load_demo(args.warehouse)} demo files")
     elif args.command == "examples":

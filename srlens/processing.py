@@ -147,12 +147,16 @@ WORDS_SCHEMA = pa.schema([
     ("head", pa.int32()), ("deprel", pa.string()),
 ])
 
+# The language of every corpus: treebanks and reference-free corpora (load-outputs --no-reference).
+CORPUS_LANGUAGES_SQL = ("select corpus, language from raw.treebank_files "
+                        "union all select corpus, language from raw.reference_free_corpora")
+
 # The texts to parse: outputs of text and sr runs, with their corpus's language.
-_OUTPUT_TEXTS_SQL = """
+_OUTPUT_TEXTS_SQL = f"""
     select distinct t.language, o.text
     from raw.outputs o
     join raw.submissions s on s.submission_id = o.submission_id
-    join raw.treebank_files t on t.corpus = s.corpus
+    join ({CORPUS_LANGUAGES_SQL}) t on t.corpus = s.corpus
     where s.format <> 'conllu' and not o.is_missing and o.text is not null and trim(o.text) <> ''
 """
 
@@ -507,9 +511,9 @@ def process_pending(con, model_dir=None, batch_size=32, progress=True, limit=Non
         except ProcessingError:
             problems.append(language)
     if problems:  # again, now naming the corpora that need the models
-        corpora = dict(con.execute("""
+        corpora = dict(con.execute(f"""
             select t.language, string_agg(distinct s.corpus, ', ' order by s.corpus)
-            from raw.submissions s join raw.treebank_files t on t.corpus = s.corpus
+            from raw.submissions s join ({CORPUS_LANGUAGES_SQL}) t on t.corpus = s.corpus
             where s.format <> 'conllu' group by t.language""").fetchall())
         others = "".join(f" Language '{lang}' (corpora {corpora.get(lang)}) lacks models too."
                          for lang in problems[1:])

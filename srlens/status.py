@@ -59,6 +59,14 @@ def collect(warehouse):
                 select campaign, corpus, count(*) as runs, sum(sentences)::bigint as sentences,
                        sum(missing)::bigint as missing
                 from raw.submissions group by campaign, corpus order by campaign, corpus"""),
+            "reference_free": _frame(con, "raw", "reference_free_corpora", """
+                select c.corpus, c.language, count(s.submission_id) as runs, c.created_at as loaded_at
+                from raw.reference_free_corpora c left join raw.submissions s using (corpus)
+                group by all order by c.corpus"""),
+            "campaign_dates": _frame(con, "raw", "campaign_dates", """
+                select campaign, date_text as date from raw.campaign_dates order by campaign_date, campaign"""),
+            "system_human_scores": _count(con, "raw", "system_human_scores"),
+            "rule_parsers": _rule_parsers(con),
             "human_judgments": _count(con, "raw", "human_judgments"),
             "manual_rules": _count(con, "raw", "lambre_manual_rules"),
             "parsed_texts": _count(con, "cache", "parsed_texts"),
@@ -76,6 +84,15 @@ def collect(warehouse):
 
 def _count(con, schema, table):
     return con.execute(f"select count(*) from {schema}.{table}").fetchone()[0] if _has(con, schema, table) else 0
+
+
+def _rule_parsers(con):
+    """Which parser produced the parses whose L'AMBRE rules were checked: (processor, runs) of the
+    runs with a rule score, or None before a build that says."""
+    if not _has(con, "main", "submission_scores"):
+        return None
+    return con.execute("""select processor, count(*) from submission_scores where rule_score is not null
+                          group by processor order by processor""").fetchall()
 
 
 def _chunked(con):
@@ -129,12 +146,24 @@ def status(warehouse):
         lines.append("runs: none loaded (srlens load-outputs FILE --corpus NAME --team T --run R)")
     else:
         lines += [f"runs: {int(submissions['runs'].sum())}, by campaign and corpus", _table(submissions)]
+    if info["reference_free"] is not None and len(info["reference_free"]):
+        lines += [f"reference-free corpora: {len(info['reference_free'])} (runs loaded with --no-reference; "
+                  "no reference-based scores)", _table(info["reference_free"])]
+    if info["campaign_dates"] is not None and len(info["campaign_dates"]):
+        lines.append("campaign dates: " + ", ".join(f"{printable(c)} {d}" for c, d in
+                                                    info["campaign_dates"].itertuples(index=False)))
     lines.append(f"human judgments: {info['human_judgments']}")
+    if info["system_human_scores"]:
+        lines.append(f"system-level human scores: {info['system_human_scores']}")
     lines.append(f"manual rules: {info['manual_rules']}")
     lines.append(f"parse cache: {info['parsed_texts']} texts")
     if info["chunked"] is not None:
         lines.append(f"long outputs: {info['chunked']} sentences parsed in chunks "
                      "(sentence_scores.processing_status = 'chunked')")
+    if info["rule_parsers"]:
+        lines.append("rule scores (L'AMBRE) parsed by: " + ", ".join(
+            f"{printable(p)} ({n} run{'s' if n != 1 else ''})" for p, n in info["rule_parsers"])
+            + "; they are only as good as that parser (docs/lambre.md)")
     lines += _build_lines(info)
     return "\n".join(lines) + "\n"
 

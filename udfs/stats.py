@@ -28,6 +28,13 @@ test, not per sentence.
   two-sided p-value of the whole batch come from one vectorized call of the function scipy uses
   (``special.stdtr``), with scipy's formula. Same NULL rules as ``srlens_spearman``.
 
+* ``srlens_system_correlation(systems STRUCT(x DOUBLE, y DOUBLE, outlier BOOLEAN)[]) -> STRUCT(...)``:
+  system-level correlation (issue 17) of a metric x with a human score y, one element per system
+  (order does not matter): n and ``scipy.stats.pearsonr``, ``spearmanr`` and ``kendalltau`` (tau-b,
+  method 'auto') on all systems, then n and ``pearsonr`` on the systems whose ``outlier`` is false
+  (the Mathur et al. 2020 rule, decided in SQL). A coefficient and its p are NULL when n < 3 or either
+  side is constant (scipy would return NaN and warn).
+
 A NULL list gives a NULL struct.
 """
 
@@ -90,6 +97,52 @@ def mannwhitney(xs, ys):
     return n1, n2, _finite_or_none(result.statistic), _finite_or_none(result.pvalue)
 
 
+SYSTEM_CORRELATION_FIELDS = ("systems", "pearson_r", "pearson_p", "spearman_rho", "spearman_p", "kendall_tau",
+                             "kendall_p", "systems_no_outliers", "pearson_r_no_outliers", "pearson_p_no_outliers")
+SYSTEM_CORRELATION_STRUCT = pa.struct([(name, pa.int64() if name.startswith("systems") else pa.float64())
+                                       for name in SYSTEM_CORRELATION_FIELDS])
+SYSTEM_CORRELATION_SQL_TYPE = "STRUCT(" + ", ".join(
+    f"{name} {'BIGINT' if name.startswith('systems') else 'DOUBLE'}" for name in SYSTEM_CORRELATION_FIELDS) + ")"
+
+
+def _defined(x, y):
+    """A correlation of these samples exists: 3 points or more, neither side constant."""
+    return len(x) >= 3 and not np.all(x == x[0]) and not np.all(y == y[0])
+
+
+def system_correlation(xs, ys, outliers):
+    """The SYSTEM_CORRELATION_FIELDS of one (campaign, corpus, metric, criterion); see the module doc."""
+    x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    keep = ~np.asarray(outliers, dtype=bool)
+    row = {"systems": len(x), "systems_no_outliers": int(keep.sum())}
+    if _defined(x, y):
+        for name, test in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr),
+                           ("kendall", stats.kendalltau)):
+            result = test(x, y)
+            statistic = {"pearson": "pearson_r", "spearman": "spearman_rho", "kendall": "kendall_tau"}[name]
+            row[statistic], row[f"{name}_p"] = _finite_or_none(result.statistic), _finite_or_none(result.pvalue)
+    if _defined(x[keep], y[keep]):
+        result = stats.pearsonr(x[keep], y[keep])
+        row["pearson_r_no_outliers"] = _finite_or_none(result.statistic)
+        row["pearson_p_no_outliers"] = _finite_or_none(result.pvalue)
+    return tuple(row.get(name) for name in SYSTEM_CORRELATION_FIELDS)
+
+
+def system_correlation_arrow(systems):
+    rows = systems.to_pylist()
+    nulls = [r is None for r in rows]
+    placeholder = (None,) * len(SYSTEM_CORRELATION_FIELDS)
+    result = []
+    for r in rows:
+        if r is None:
+            result.append(placeholder)
+            continue
+        if any(s is None or s["x"] is None or s["y"] is None or s["outlier"] is None for s in r):
+            raise ValueError("srlens_system_correlation: NULL inside a sample; filter missing values in SQL")
+        result.append(system_correlation([s["x"] for s in r], [s["y"] for s in r], [s["outlier"] for s in r]))
+    return _struct(result, SYSTEM_CORRELATION_STRUCT, nulls)
+
+
 def _struct(rows, struct_type, nulls):
     columns = list(zip(*rows)) if rows else [()] * struct_type.num_fields
     return pa.StructArray.from_arrays(
@@ -147,5 +200,8 @@ def register(con):
                         type="arrow", null_handling="special")
     con.create_function("srlens_spearman_pairwise", spearman_pairwise_arrow, ["DOUBLE[]", "DOUBLE[]"],
                         SPEARMAN_SQL_TYPE, type="arrow", null_handling="special")
+    con.create_function("srlens_system_correlation", system_correlation_arrow,
+                        ["STRUCT(x DOUBLE, y DOUBLE, outlier BOOLEAN)[]"], SYSTEM_CORRELATION_SQL_TYPE,
+                        type="arrow", null_handling="special")
     con.create_function("srlens_mannwhitney", mannwhitney_arrow, ["DOUBLE[]", "DOUBLE[]"],
                         MANNWHITNEY_SQL_TYPE, type="arrow", null_handling="special")

@@ -31,7 +31,8 @@ with sentences as (
         c.{{ column }}::double as {{ column }}{{ ',' if not loop.last }}
         {%- endfor %}
     from {{ ref('sentence_scores') }} s
-    join {{ ref('sentence_complexity') }} c using (corpus, sent_idx)
+    -- (left: a run of a reference-free corpus has no reference tree, only its scores; issue 17)
+    left join {{ ref('sentence_complexity') }} c using (corpus, sent_idx)
     where {{ changed_submission('s.submission_id') }}
       and not s.is_missing  -- a sentence the run lacks is not part of its sample
 ),

@@ -13,7 +13,7 @@ with outputs as (
     select o.submission_id, o.sent_idx, o.output_text, s.corpus, s.format, t.language
     from {{ ref('stg_outputs') }} o
     join {{ ref('stg_submissions') }} s using (submission_id)
-    join {{ ref('stg_treebank_files') }} t using (corpus)
+    join {{ ref('int_corpora') }} t using (corpus)  -- reference-free corpora too (issue 17)
     where not o.is_missing and {{ changed_submission('o.submission_id') }}
 ),
 

@@ -1,6 +1,8 @@
 {{ incremental_by_submission() }}
 -- One row per output sentence that exists (missing sentences are not scored), with the
--- reference and output lemma sequences the scores compare.
+-- reference and output lemma sequences the scores compare. A run of a reference-free corpus
+-- (issue 17) has no reference: ref_lemmas and ref_heads are NULL, so every reference-based
+-- score of it is NULL, never 0.
 with reference as (
     select corpus, sent_idx,
            list(lemma_lower order by pos) as ref_lemmas,
@@ -27,12 +29,14 @@ select
     o.submission_id,
     s.corpus,
     o.sent_idx,
-    coalesce(r.ref_lemmas, []::varchar[]) as ref_lemmas,
-    coalesce(r.ref_heads, []::integer[]) as ref_heads,
+    c.has_reference,
+    case when c.has_reference then coalesce(r.ref_lemmas, []::varchar[]) end as ref_lemmas,
+    case when c.has_reference then coalesce(r.ref_heads, []::integer[]) end as ref_heads,
     coalesce(w.out_lemmas, []::varchar[]) as out_lemmas,  -- empty output: no words
     coalesce(p.processor, {{ string_literal(var("processor")) }}) as processor
 from {{ ref('stg_outputs') }} o
 join {{ ref('stg_submissions') }} s using (submission_id)
+join {{ ref('int_corpora') }} c on c.corpus = s.corpus
 left join reference r on r.corpus = s.corpus and r.sent_idx = o.sent_idx
 left join output w on w.submission_id = o.submission_id and w.sent_idx = o.sent_idx
 left join processors p on p.submission_id = o.submission_id

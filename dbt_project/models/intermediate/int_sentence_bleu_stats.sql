@@ -11,7 +11,7 @@ with outputs as (
     select submission_id, corpus, sent_idx, len(out_lemmas) as hyp_len, len(ref_lemmas) as ref_len,
            row_number() over (order by submission_id, sent_idx) as output_id
     from {{ ref('int_scored_outputs') }}
-    where {{ changed_submission() }}
+    where has_reference and {{ changed_submission() }}  -- no BLEU without a reference (issue 17)
 ),
 
 reference_sentences as (

@@ -21,8 +21,9 @@ select
     len(x.out_lemmas) as output_words,
     u.bleu,
     case when len(x.ref_lemmas) > 1 then coalesce(d.matched_edges, 0) / (len(x.ref_lemmas) - 1) end as dea,
-    coalesce(d.edges, 0) as dea_edges,
-    coalesce(d.matched_edges, 0) as dea_matched,
+    -- (NULL for a run of a reference-free corpus, issue 17: it has no reference edges to count)
+    case when x.has_reference is not false then coalesce(d.edges, 0) end as dea_edges,
+    case when x.has_reference is not false then coalesce(d.matched_edges, 0) end as dea_matched,
     u.acc.simple_string_accuracy,
     u.acc.generation_string_accuracy,
     u.acc.simple_tree_accuracy,

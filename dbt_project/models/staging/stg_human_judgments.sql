@@ -17,4 +17,5 @@ select
     h.text_sha256
 from {{ source('raw', 'human_judgments') }} h
 left join {{ ref('stg_submissions') }} s using (campaign, corpus, team, run)
-left join {{ ref('stg_sentences') }} t using (corpus, sent_id)
+-- (the sentence through the run's outputs, which reference-free corpora have too: issue 17)
+left join {{ ref('stg_outputs') }} t on t.submission_id = s.submission_id and t.sent_id = h.sent_id

@@ -1,0 +1,386 @@
+"""L'AMBRE as its paper uses it (issue 17): reference-free runs, system-level human scores and
+correlations, rules across campaigns, through the real loaders and one real dbt build.
+
+The runs are the first 200 sentences of the fr_gsd, de_gsd and ru_gsd test splits, loaded as
+CoNLL-U (no parser needed) into corpora without a treebank, with agreement errors injected at known
+rates (tests/lambre_mt_data.py); the rules come from the dev splits. French has more systems, an
+outlier in its made-up human scores and a second campaign; German has sentence-level judgments only.
+"""
+
+import csv
+import math
+import re
+import shutil
+
+import duckdb
+import numpy as np
+import pytest
+from scipy import stats
+
+from srlens.build import build
+from srlens.lambre_trends import rule_medians_chart, section, systems_chart
+from srlens.loaders.campaign_dates import parse_campaign_date, set_campaign_date
+from srlens.loaders.errors import LoadError
+from srlens.loaders.human import load_human, load_system_human
+from srlens.loaders.load import load_outputs, load_treebank
+from srlens.status import status
+from tests.conftest import SHARED, require_shared, table_snapshot
+from tests.lambre_mt_data import first_sentences, inject_agreement_errors
+
+SENTENCES = 200
+SEED = 17
+RATES = {"sys0": 0.0, "sys10": 0.1, "sys30": 0.3}
+# French: two more systems, and one whose human score is far off (the outlier).
+FR_MORE = {"sys05": 0.05, "sys20": 0.2, "sysout": 0.15}
+FR_2020 = {"sysa": 0.02, "sysb": 0.04}
+OUTLIER = "mt19/fr_mt/sysout/1"
+
+
+def split_path(language):
+    return SHARED / "ud" / f"{language}_gsd" / f"{language}_gsd-ud-test.conllu"
+
+
+def da(rate):
+    """Made-up direct-assessment score of a system: falls with its error rate."""
+    return 80 - 100 * rate
+
+
+def write_csv(path, header, rows):
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+@pytest.fixture(scope="module")
+def mt(tmp_path_factory):
+    """(warehouse, root, flipped words per run) after one build."""
+    require_shared()
+    root = tmp_path_factory.mktemp("lambre_mt")
+    warehouse = root / "srlens.duckdb"
+    flipped = {}
+
+    def load_run(language, campaign, team, rate, run="1"):
+        text, n = inject_agreement_errors(first_sentences(split_path(language), SENTENCES), rate, SEED)
+        path = root / f"{language}_{campaign}_{team}.conllu"
+        path.write_text(text, encoding="utf-8")
+        load_outputs(warehouse, path, f"{language}_mt", team, run, campaign, "conllu",
+                     no_reference=True, language=language)
+        flipped[f"{campaign}/{language}_mt/{team}/{run}"] = n
+
+    for language in ("fr", "de", "ru"):
+        load_treebank(warehouse, SHARED / "ud" / f"{language}_gsd" / f"{language}_gsd-ud-dev.conllu",
+                      f"{language}_gsd_dev")
+        for team, rate in RATES.items():
+            load_run(language, "mt19", team, rate)
+    for team, rate in FR_MORE.items():
+        load_run("fr", "mt19", team, rate)
+    load_run("fr", "mt19", "reference", 0.0, run="human")
+    for team, rate in FR_2020.items():
+        load_run("fr", "mt20", team, rate)
+    load_run("fr", "mt20", "reference", 0.0, run="human")
+    set_campaign_date(warehouse, "mt19", "2019")
+    set_campaign_date(warehouse, "mt20", "2020-06")
+
+    # System level, as WMT publishes: DA (higher is better) with an outlier, MQM (lower is better).
+    fr_rates = {**RATES, **FR_MORE}
+    rows = [("mt19", "fr_mt", team, "1", "DA", da(rate) if team != "sysout" else -400, "higher")
+            for team, rate in fr_rates.items()]
+    rows += [("mt19", "fr_mt", team, "1", "mqm", 200 * rate, "lower") for team, rate in fr_rates.items()]
+    rows += [("mt19", "ru_mt", team, "1", "da", da(RATES[team]), "higher") for team in ("sys0", "sys10")]
+    load_system_human(warehouse, write_csv(root / "system.csv", ("campaign", "corpus", "team", "run", "criterion",
+                                                                 "score", "orientation"), rows))
+    # German: sentence-level fluency only, one annotator, on the first 20 sentences.
+    sent_ids = [line.split("= ", 1)[1] for line in split_path("de").read_text(encoding="utf-8").splitlines()
+                if line.startswith("# sent_id = ")][:20]
+    judgments = [("A1", "mt19", team, "1", "de_mt", sent_id, "fluency", 5 - 10 * RATES[team] + k % 3)
+                 for team in RATES for k, sent_id in enumerate(sent_ids)]
+    load_human(warehouse, write_csv(root / "fluency.csv", ("annotator", "campaign", "team", "run", "corpus",
+                                                          "sent_id", "criterion", "score"), judgments))
+    build(warehouse, echo=False, processor="aligned")
+    return warehouse, root, flipped, judgments
+
+
+@pytest.fixture(scope="module")
+def con(mt):
+    con = duckdb.connect(str(mt[0]), read_only=True)
+    yield con
+    con.close()
+
+
+def rule_scores(con, corpus, campaign="mt19"):
+    return dict(con.execute("select team, rule_score from submission_scores where corpus = ? and campaign = ?",
+                            [corpus, campaign]).fetchall())
+
+
+# ------------------------------------------------------------------- part 1: reference-free runs
+
+
+@pytest.mark.parametrize("language", ["fr", "de", "ru"])
+def test_rule_score_falls_strictly_with_the_error_rate(mt, con, language):
+    flipped = mt[2]
+    assert [flipped[f"mt19/{language}_mt/{t}/1"] for t in RATES] == sorted(
+        {flipped[f"mt19/{language}_mt/{t}/1"] for t in RATES}) and flipped[f"mt19/{language}_mt/sys10/1"] > 0
+    scores = rule_scores(con, f"{language}_mt")
+    assert scores["sys0"] > scores["sys10"] > scores["sys30"], scores
+    # the failures are the injected ones: more flips, more failed checks, sentence by sentence too
+    failures = dict(con.execute("""select team, sum(failures) from lambre_rule_scores
+                                   where corpus = ? and campaign = 'mt19' group by team""",
+                                [f"{language}_mt"]).fetchall())
+    assert failures["sys0"] < failures["sys10"] < failures["sys30"]
+    means = dict(con.execute("select team, rule_score_mean from submission_scores where corpus = ? "
+                             "and campaign = 'mt19'", [f"{language}_mt"]).fetchall())
+    assert means["sys0"] > means["sys10"] > means["sys30"]
+
+
+def test_every_reference_based_figure_is_null_and_rule_scores_are_kept(con):
+    runs = con.execute("select count(*) from submission_scores where corpus like '%\\_mt' escape '\\'").fetchone()[0]
+    assert runs == 3 * 3 + 3 + 1 + 3
+    sentences = con.execute("""
+        select count(*), count(bleu), count(dea), count(reference_words), count(dea_edges), count(dea_matched),
+               count(simple_string_accuracy), count(generation_string_accuracy), count(simple_tree_accuracy),
+               count(generation_tree_accuracy), count(reorder_accuracy), count(understandability_accuracy),
+               count(quality_accuracy), count(rule_score)
+        from sentence_scores""").fetchone()
+    assert sentences == (runs * SENTENCES,) + (0,) * 12 + (runs * SENTENCES,)
+    columns = [r[0] for r in con.execute("""select column_name from duckdb_columns() where table_name =
+        'submission_scores' and data_type in ('DOUBLE', 'FLOAT')""").fetchall()]
+    reference_based = [c for c in columns if not c.startswith("rule_score")]
+    assert {"corpus_bleu", "dea", "bleu_mean", "corpus_bleu_ci_low", "dea_ci_high"} <= set(reference_based)
+    nonnull = con.execute("select " + ", ".join(f"count({c})" for c in reference_based)
+                          + ", count(rule_score), count(rule_score_mean) from submission_scores").fetchone()
+    assert nonnull == (0,) * len(reference_based) + (runs, runs)
+    # every run has its per-rule rows and its rule failures
+    assert con.execute("select count(distinct submission_id) from lambre_rule_scores").fetchone() == (runs,)
+    # aggregates: significance compares rule scores only; no reference-based metric becomes 0
+    metrics = {r[0] for r in con.execute("select distinct metric from pairwise_significance").fetchall()}
+    assert metrics == {"rule_score_mean"}
+    for mart in ("bucket_scores", "suspicious_subtrees", "dea_by_relation", "error_examples"):
+        assert con.execute(f"select count(*) from {mart}").fetchone() == (0,), mart
+    assert con.execute("select count(*) from projectivity_tests where n_projective + n_nonprojective > 0 "
+                       "or p_value is not null").fetchone() == (0,)
+    # rule score and fluency of the German runs, the one pair of sentence variables they have
+    pairs = con.execute("""select distinct metric_a, metric_b, n from metric_correlations""").fetchall()
+    assert pairs == [("rule_score", "fluency_z", 20)]
+
+
+def test_reference_free_loads_refuse_what_they_cannot_match(tmp_path):
+    require_shared()
+    warehouse = tmp_path / "srlens.duckdb"
+    text = first_sentences(split_path("fr"), 5)
+    run = tmp_path / "run.conllu"
+    run.write_text(text, encoding="utf-8")
+    plain = tmp_path / "run.txt"
+    plain.write_text("Une phrase .\nUne autre .\n", encoding="utf-8")
+    load_treebank(warehouse, run, "fr_tb")
+    load_outputs(warehouse, run, "fr_mt", "a", "1", fmt="conllu", no_reference=True, language="fr")
+    load_outputs(warehouse, plain, "fr_plain", "a", "1", no_reference=True, language="fr")  # 1..N by order
+    before = table_snapshot(warehouse)
+    other_ids = tmp_path / "other.conllu"
+    other_ids.write_text(text.replace("# sent_id = fr-ud-test_00002", "# sent_id = x"), encoding="utf-8")
+    three = tmp_path / "three.txt"
+    three.write_text("a\nb\nc\n", encoding="utf-8")
+    cases = [
+        (dict(path=run, corpus="fr_mt"), "reference-free corpus: load its runs with --no-reference --language fr"),
+        (dict(path=run, corpus="unknown"), "no treebank is loaded for corpus 'unknown'"),
+        (dict(path=run, corpus="fr_tb", no_reference=True, language="fr"), "has a reference treebank"),
+        (dict(path=run, corpus="fr_mt", no_reference=True, language="de"), "has language 'fr', not 'de'"),
+        (dict(path=run, corpus="fr_mt", no_reference=True), "--no-reference needs --language"),
+        (dict(path=run, corpus="fr_tb", language="fr"), "--language goes with --no-reference"),
+        (dict(path=other_ids, corpus="fr_mt", no_reference=True, language="fr"), "do not all carry"),
+        (dict(path=three, corpus="fr_plain", no_reference=True, language="fr"), "the run has 3 sentences"),
+    ]
+    for kwargs, message in cases:
+        path = kwargs.pop("path")
+        with pytest.raises(LoadError, match=re.escape(message)):
+            load_outputs(warehouse, path, kwargs.pop("corpus"), "b", "1", fmt="auto", **kwargs)
+    with pytest.raises(LoadError, match="is a reference-free corpus"):
+        load_treebank(warehouse, run, "fr_mt")
+    assert table_snapshot(warehouse) == before
+    # a second run of the same sentences in another order is matched by sent_id; reloading is idempotent
+    blocks = text.strip("\n").split("\n\n")
+    shuffled = tmp_path / "shuffled.conllu"
+    shuffled.write_text("\n\n".join(reversed(blocks)) + "\n\n", encoding="utf-8")
+    for _ in range(2):
+        load_outputs(warehouse, shuffled, "fr_mt", "b", "1", fmt="conllu", no_reference=True, language="fr")
+    db = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        by_id = db.execute("""select a.sent_idx, a.sent_id, b.sent_id, a.text = b.text from raw.outputs a
+                              join raw.outputs b using (sent_idx) where a.submission_id = 'default/fr_mt/a/1'
+                              and b.submission_id = 'default/fr_mt/b/1' order by 1""").fetchall()
+        assert [(i, x == y, same) for i, x, y, same in by_id] == [(i, True, True) for i in range(1, 6)]
+        assert db.execute("select count(*) from raw.reference_free_corpora").fetchone() == (2,)
+    finally:
+        db.close()
+
+
+# ------------------------------------------------------------- parts 2 and 3: system correlations
+
+
+def python_correlations(con):
+    """system_correlations recomputed in Python: vectors from the marts, outliers with numpy, scipy."""
+    human = con.execute("select submission_id, campaign, corpus, criterion, human_score "
+                        "from intermediate.int_system_human_scores").df()
+    metrics = con.execute("select * from submission_scores").df().set_index("submission_id")
+    expected = {}
+    for (campaign, corpus, criterion), group in human.groupby(["campaign", "corpus", "criterion"]):
+        h = group.human_score.to_numpy()
+        mad = np.median(np.abs(h - np.median(h)))
+        outlier = dict(zip(group.submission_id, np.abs(h - np.median(h)) > 2.5 * 1.4826 * mad))
+        for metric in ("rule_score", "rule_score_mean", "corpus_bleu"):
+            pairs = [(metrics.at[s, metric], y, outlier[s]) for s, y in zip(group.submission_id, group.human_score)
+                     if not math.isnan(metrics.at[s, metric])]
+            if not pairs:
+                continue
+            x, y, out = (np.array(v) for v in zip(*pairs))
+            row = {"systems": len(x), "systems_no_outliers": int((~out).sum()),
+                   "outliers": sorted(s for s, o in outlier.items() if o and not math.isnan(metrics.at[s, metric]))}
+            if len(x) >= 3:
+                row.update(pearson_r=stats.pearsonr(x, y).statistic, pearson_p=stats.pearsonr(x, y).pvalue,
+                           spearman_rho=stats.spearmanr(x, y).statistic, spearman_p=stats.spearmanr(x, y).pvalue,
+                           kendall_tau=stats.kendalltau(x, y).statistic, kendall_p=stats.kendalltau(x, y).pvalue)
+            if (~out).sum() >= 3:
+                kept = stats.pearsonr(x[~out], y[~out])
+                row.update(pearson_r_no_outliers=kept.statistic, pearson_p_no_outliers=kept.pvalue)
+            expected[(campaign, corpus, metric, criterion)] = row
+    return expected
+
+
+def test_system_correlations_equal_scipy_on_the_same_vectors(con):
+    expected = python_correlations(con)
+    rows = con.execute("select * from system_correlations where metric in "
+                       "('rule_score', 'rule_score_mean', 'corpus_bleu')").df()
+    got = {(r.campaign, r.corpus, r.metric, r.criterion): r for r in rows.itertuples()}
+    assert set(got) == set(expected) and len(got) == 4 * 2  # fr da, fr mqm, de fluency, ru da; no BLEU
+    for key, row in expected.items():
+        for column in ("pearson_r", "pearson_p", "spearman_rho", "spearman_p", "kendall_tau", "kendall_p",
+                       "pearson_r_no_outliers", "pearson_p_no_outliers"):
+            value = getattr(got[key], column)
+            if column in row:
+                assert value == pytest.approx(row[column], abs=1e-9, rel=0), (key, column)
+            else:
+                assert value is None or math.isnan(value), (key, column)
+        assert got[key].systems == row["systems"] and got[key].systems_no_outliers == row["systems_no_outliers"]
+        assert sorted(got[key].outliers) == row["outliers"], key
+
+
+def test_human_scores_that_follow_the_error_rate_correlate_and_the_outlier_is_removed(con):
+    row = con.execute("""select systems, pearson_r, outliers, systems_no_outliers, pearson_r_no_outliers,
+                                human_orientation, human_source
+                         from system_correlations where corpus = 'fr_mt' and metric = 'rule_score'
+                           and criterion = 'da'""").fetchone()
+    systems, r, outliers, kept, r_kept, orientation, source = row
+    assert (systems, outliers, kept, orientation, source) == (6, [OUTLIER], 5, "higher", "system")
+    assert r_kept > 0.95 and r < 0.5  # the outlier spoils r until it is removed
+    mqm = con.execute("""select pearson_r, outliers, human_orientation from system_correlations
+                         where corpus = 'fr_mt' and metric = 'rule_score' and criterion = 'mqm'""").fetchone()
+    assert mqm[0] < -0.95 and mqm[1:] == ([], "lower")  # an error penalty: agreement is a negative r
+
+
+def test_system_score_from_sentence_z_scores_and_few_systems(mt, con):
+    judgments = mt[3]
+    scores = [j[7] for j in judgments]
+    mean, sd = np.mean(scores), np.std(scores, ddof=1)
+    for team in RATES:
+        z = [(j[7] - mean) / sd for j in judgments if j[2] == team]
+        got = con.execute("""select human_score, human_source, orientation from intermediate.int_system_human_scores
+                             where submission_id = ?""", [f"mt19/de_mt/{team}/1"]).fetchone()
+        assert got[0] == pytest.approx(np.mean(z), abs=1e-12) and got[1:] == ("sentence z mean", "higher")
+    de = con.execute("""select systems, pearson_r from system_correlations
+                        where corpus = 'de_mt' and metric = 'rule_score' and criterion = 'fluency'""").fetchone()
+    assert de[0] == 3 and de[1] > 0.9
+    # two systems: no correlation (NULL, not 0)
+    ru = con.execute("""select systems, pearson_r, spearman_rho, kendall_tau, pearson_r_no_outliers
+                        from system_correlations where corpus = 'ru_mt' and metric = 'rule_score'""").fetchone()
+    assert ru == (2, None, None, None, None)
+
+
+def test_system_level_file_errors_name_the_line_and_change_nothing(mt, tmp_path):
+    warehouse = tmp_path / "copy.duckdb"
+    shutil.copy(mt[0], warehouse)
+    before = table_snapshot(warehouse)
+    header = ("campaign", "corpus", "team", "run", "criterion", "score", "orientation")
+    cases = [
+        ([("mt19", "fr_mt", "nobody", "1", "da", 1, "higher")], r"line 2: unknown run 'mt19/fr_mt/nobody/1'"),
+        ([("mt19", "fr_mt", "sys0", "1", "da", 1, "up")], r"line 2: orientation 'up' is not higher or lower"),
+        ([("mt19", "fr_mt", "sys0", "1", "da", "x", "higher")], r"line 2: score 'x' is not a number"),
+        ([("mt19", "fr_mt", "sys0", "1", "da", 1, ""), ("mt19", "fr_mt", "sys0", "1", "DA", 2, "")],
+         r"line 3: the same run and criterion as line 2"),
+        ([("mt19", "fr_mt", "sys0", "1", "mqm", 1, "higher")], r"line 2: criterion 'mqm' is recorded as 'lower'"),
+        ([("mt19", "fr_mt", "sys0", "1", "ter", 1, "lower"), ("mt19", "fr_mt", "sys10", "1", "ter", 1, "higher")],
+         r"line 3: criterion 'ter' is 'higher' here and 'lower' at line 2"),
+    ]
+    for rows, message in cases:
+        with pytest.raises(LoadError, match=message):
+            load_system_human(warehouse, write_csv(tmp_path / "bad.csv", header, rows))
+    with pytest.raises(LoadError, match="lacks the column"):
+        load_system_human(warehouse, write_csv(tmp_path / "bad.csv", header[:5], [("mt19", "fr_mt", "a", "1", "da")]))
+    assert table_snapshot(warehouse) == before
+    # a corrected file replaces the (run, criterion) scores it names, whatever its name
+    fixed = write_csv(tmp_path / "fixed.csv", header, [("mt19", "fr_mt", "sys0", "1", "da", 99, "higher")])
+    assert load_system_human(warehouse, fixed) == 1
+    db = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        assert db.execute("""select score, source_file from raw.system_human_scores
+                             where team = 'sys0' and corpus = 'fr_mt' and criterion = 'da'""").fetchall() == [
+            (99.0, str(fixed))]
+        assert db.execute("select count(*) from raw.system_human_scores").fetchone()[0] == len(before[
+            "system_human_scores"])
+    finally:
+        db.close()
+
+
+# ------------------------------------------------------------------ part 4: across campaigns
+
+
+def test_campaign_dates():
+    assert [str(parse_campaign_date(t)) for t in ("2019", "2019-06", "2019-06-14")] == [
+        "2019-01-01", "2019-06-01", "2019-06-14"]
+    for bad in ("19", "2019-6", "2019--01", "2019-02-30", "2019-13", "next year"):
+        with pytest.raises(ValueError, match="campaign date"):
+            parse_campaign_date(bad)
+
+
+def test_campaign_trends_mark_the_reference_run(con):
+    rows = con.execute("""select campaign, campaign_date::varchar, systems, rule_score_median, rule_score_min,
+                                 reference_submission_id, reference_rule_score, has_reference_treebank, parsers
+                          from campaign_trends where corpus = 'fr_mt' order by campaign_date""").fetchall()
+    assert [r[:3] for r in rows] == [("mt19", "2019-01-01", 6), ("mt20", "2020-06-01", 2)]
+    mt19 = rule_scores(con, "fr_mt")
+    systems = [v for team, v in mt19.items() if team != "reference"]
+    assert rows[0][3] == pytest.approx(np.median(systems), abs=1e-12) and rows[0][4] == min(systems)
+    assert rows[0][5:] == ("mt19/fr_mt/reference/human", mt19["reference"], False, "user conllu")
+    assert mt19["reference"] == pytest.approx(mt19["sys0"], abs=1e-12)  # the text of the error-free system
+
+
+def test_rule_trends_are_the_medians_of_lambre_rule_scores(con):
+    frame = con.execute("select campaign, language, rule_id, team, score from lambre_rule_scores").df()
+    got = {(r[0], r[1], r[2]): r[3:] for r in con.execute(
+        "select campaign, language, rule_id, submissions, median_score, mean_score, reference_submissions, "
+        "reference_score, campaign_date::varchar from rule_trends").fetchall()}
+    assert len(got) == len(frame.groupby(["campaign", "language", "rule_id"]))
+    for (campaign, language, rule_id), group in frame.groupby(["campaign", "language", "rule_id"]):
+        systems, reference = group[group.team != "reference"].score, group[group.team == "reference"].score
+        n, median, mean, n_ref, ref, date = got[(campaign, language, rule_id)]
+        assert n == len(systems) and n_ref == len(reference)
+        assert date == {"mt19": "2019-01-01", "mt20": "2020-06-01"}[campaign]
+        if len(systems):
+            assert median == pytest.approx(np.median(systems), abs=1e-12)
+            assert mean == pytest.approx(np.mean(systems), abs=1e-12)
+        if len(reference):
+            assert ref == pytest.approx(reference.mean(), abs=1e-12)
+        else:
+            assert ref is None
+
+
+def test_report_views_and_status_name_the_parser(mt, con):
+    svg = systems_chart(con, "fr_mt")
+    assert svg.startswith("<svg") and "reference" in svg and "mt19" in svg and "mt20" in svg
+    assert rule_medians_chart(con, "fr").startswith("<svg") and rule_medians_chart(con, "xx") == ""
+    html = section(con)
+    assert html.count("<svg") == 3 + 3 and "fr_mt: user conllu" in html and "parser" in html
+    text = status(mt[0])
+    assert "reference-free corpora: 3" in text and "campaign dates: mt19 2019, mt20 2020-06" in text
+    assert "system-level human scores: 14" in text
+    assert "rule scores (L'AMBRE) parsed by: user conllu (16 runs)" in text
