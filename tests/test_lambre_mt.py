@@ -384,3 +384,33 @@ def test_report_views_and_status_name_the_parser(mt, con):
     assert "reference-free corpora: 3" in text and "campaign dates: mt19 2019, mt20 2020-06" in text
     assert "system-level human scores: 14" in text
     assert "rule scores (L'AMBRE) parsed by: user conllu (16 runs)" in text
+
+
+def test_the_commands(tmp_path, capsys):
+    from srlens.cli import main
+    require_shared()
+    warehouse = str(tmp_path / "srlens.duckdb")
+    run = tmp_path / "run.conllu"
+    run.write_text(first_sentences(split_path("de"), 3), encoding="utf-8")
+    assert main(["--warehouse", warehouse, "load-outputs", str(run), "--corpus", "de_mt", "--team", "a",
+                 "--run", "1", "--campaign", "wmt19", "--no-reference", "--language", "de"]) == 0
+    assert main(["--warehouse", warehouse, "campaign", "wmt19", "--date", "2019-06"]) == 0
+    scores = write_csv(tmp_path / "system.csv", ("campaign", "corpus", "team", "run", "criterion", "score"),
+                       [("wmt19", "de_mt", "a", "1", "DA", 0.25)])
+    assert main(["--warehouse", warehouse, "load-human", str(scores), "--level", "system"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines() == ["loaded 3 sentences of a/1 for corpus de_mt", "campaign wmt19: date 2019-06",
+                                f"loaded 1 system-level human scores from {scores}"]
+    assert main(["--warehouse", warehouse, "campaign", "wmt19", "--date", "June"]) == 2
+    assert "campaign date 'June': expected YYYY, YYYY-MM or YYYY-MM-DD" in capsys.readouterr().err
+    assert main(["--warehouse", warehouse, "load-outputs", str(run), "--corpus", "fr_mt", "--team", "a",
+                 "--run", "1"]) == 2
+    assert "for a corpus without a treebank, add --no-reference --language xx" in capsys.readouterr().err
+    db = duckdb.connect(warehouse, read_only=True)
+    try:
+        assert db.execute("select * exclude (set_at) from raw.campaign_dates").fetchall() == [
+            ("wmt19", "2019-06", parse_campaign_date("2019-06"))]
+        assert db.execute("select criterion, score, orientation from raw.system_human_scores").fetchall() == [
+            ("da", 0.25, "higher")]
+    finally:
+        db.close()

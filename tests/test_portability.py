@@ -34,6 +34,7 @@ UDF_MODELS = {
     "pairwise_significance": {"srlens_bleu_from_stats"},
     "projectivity_tests": {"srlens_mannwhitney"},
     "submission_scores": {"srlens_bleu_from_stats"},
+    "system_correlations": {"srlens_system_correlation"},
 }
 
 # Where sqlglot's Spark SQL parses but would not do what the DuckDB SQL does, so the parse check
