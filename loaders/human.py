@@ -24,6 +24,11 @@ whose hash is not the output's.
 
 The campaign, corpus, team and run of every row must be valid names
 (loaders/names.py), like the arguments of load-outputs.
+
+System level (`load-human FILE --level system`, `load_system_human`, issue 17):
+one score per run and criterion (campaign, corpus, team, run, criterion, score,
+optional orientation higher|lower), validated the same way; a file replaces the
+(run, criterion) scores it names. docs/lambre.md says how they are used.
 """
 
 import csv

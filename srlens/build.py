@@ -324,6 +324,7 @@ REFERENCE_STATE_SQL = """
 select concat_ws(' ', 'treebank', corpus, language, sha256, loaded_at) from raw.treebank_files
 union all select concat_ws(' ', 'human', count(*), max(loaded_at)) from raw.human_judgments
 union all select concat_ws(' ', 'rules', count(*), max(loaded_at)) from raw.lambre_manual_rules
+union all select concat_ws(' ', 'reference-free corpus', corpus, language) from raw.reference_free_corpora
 union all select concat_ws(' ', 'system human', count(*), max(loaded_at)) from raw.system_human_scores
 union all select concat_ws(' ', 'campaign date', campaign, date_text, set_at) from raw.campaign_dates
 """
