@@ -29,6 +29,7 @@ EPILOG = """examples:
   srlens load-treebank en_ewt-ud-test.conllu --corpus en_ewt
   srlens load-outputs team1_run1.txt --corpus en_ewt --team team1 --run run1 --campaign sr19
   srlens load-human sr19_human.csv
+  srlens campaign sr19 --date 2019                        # dates for the trends (docs/lambre.md)
   srlens build
   srlens status
   srlens query "select * from corpus_stats" --format csv
