@@ -147,8 +147,8 @@ def status(warehouse):
     else:
         lines += [f"runs: {int(submissions['runs'].sum())}, by campaign and corpus", _table(submissions)]
     if info["reference_free"] is not None and len(info["reference_free"]):
-        lines += [f"reference-free corpora: {len(info['reference_free'])} (runs loaded with --no-reference; "
-                  "no reference-based scores)", _table(info["reference_free"])]
+        lines += [(f"reference-free corpora: {len(info['reference_free'])} (runs loaded with --no-reference; "
+                   "no reference-based scores)"), _table(info["reference_free"])]
     if info["campaign_dates"] is not None and len(info["campaign_dates"]):
         lines.append("campaign dates: " + ", ".join(f"{printable(c)} {d}" for c, d in
                                                     info["campaign_dates"].itertuples(index=False)))

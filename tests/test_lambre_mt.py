@@ -16,13 +16,13 @@ import duckdb
 import numpy as np
 import pytest
 from scipy import stats
-
-from srlens.build import build
-from srlens.lambre_trends import rule_medians_chart, section, systems_chart
 from srlens.loaders.campaign_dates import parse_campaign_date, set_campaign_date
 from srlens.loaders.errors import LoadError
 from srlens.loaders.human import load_human, load_system_human
 from srlens.loaders.load import load_outputs, load_treebank
+
+from srlens.build import build
+from srlens.lambre_trends import rule_medians_chart, section, systems_chart
 from srlens.status import status
 from tests.conftest import SHARED, require_shared, table_snapshot
 from tests.lambre_mt_data import first_sentences, inject_agreement_errors
@@ -182,14 +182,14 @@ def test_reference_free_loads_refuse_what_they_cannot_match(tmp_path):
     three = tmp_path / "three.txt"
     three.write_text("a\nb\nc\n", encoding="utf-8")
     cases = [
-        (dict(path=run, corpus="fr_mt"), "reference-free corpus: load its runs with --no-reference --language fr"),
-        (dict(path=run, corpus="unknown"), "no treebank is loaded for corpus 'unknown'"),
-        (dict(path=run, corpus="fr_tb", no_reference=True, language="fr"), "has a reference treebank"),
-        (dict(path=run, corpus="fr_mt", no_reference=True, language="de"), "has language 'fr', not 'de'"),
-        (dict(path=run, corpus="fr_mt", no_reference=True), "--no-reference needs --language"),
-        (dict(path=run, corpus="fr_tb", language="fr"), "--language goes with --no-reference"),
-        (dict(path=other_ids, corpus="fr_mt", no_reference=True, language="fr"), "do not all carry"),
-        (dict(path=three, corpus="fr_plain", no_reference=True, language="fr"), "the run has 3 sentences"),
+        ({"path": run, "corpus": "fr_mt"}, "reference-free corpus: load its runs with --no-reference --language fr"),
+        ({"path": run, "corpus": "unknown"}, "no treebank is loaded for corpus 'unknown'"),
+        ({"path": run, "corpus": "fr_tb", "no_reference": True, "language": "fr"}, "has a reference treebank"),
+        ({"path": run, "corpus": "fr_mt", "no_reference": True, "language": "de"}, "has language 'fr', not 'de'"),
+        ({"path": run, "corpus": "fr_mt", "no_reference": True}, "--no-reference needs --language"),
+        ({"path": run, "corpus": "fr_tb", "language": "fr"}, "--language goes with --no-reference"),
+        ({"path": other_ids, "corpus": "fr_mt", "no_reference": True, "language": "fr"}, "do not all carry"),
+        ({"path": three, "corpus": "fr_plain", "no_reference": True, "language": "fr"}, "the run has 3 sentences"),
     ]
     for kwargs, message in cases:
         path = kwargs.pop("path")

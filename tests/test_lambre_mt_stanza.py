@@ -9,10 +9,9 @@ rules come from en_ewt dev.
 import re
 
 import duckdb
-import pytest
+from srlens.loaders.load import load_outputs, load_treebank
 
 from srlens.build import build
-from srlens.loaders.load import load_outputs, load_treebank
 from tests.conftest import EN_EWT_TEST, SHARED
 from tests.test_processing import require_models
 
