@@ -30,8 +30,6 @@ import csv
 import io
 import math
 
-import pyarrow as pa
-
 from srlens.loaders.conllu_reader import read_text
 from srlens.loaders.errors import LoadError
 from srlens.loaders.names import NameRefused, check_name, submission_id
@@ -149,6 +147,8 @@ def _unknown_references(con, columns):
 
 def load_human(warehouse, path):
     """Load (or replace) the human judgments of a CSV file; returns the number of judgments."""
+    import pyarrow as pa  # noqa: PLC0415 (load-outputs imports this module: it stays free of pyarrow)
+
     columns = read_human_csv(path)
     n = len(columns["score"])
     with open_for_write(warehouse) as con:
