@@ -248,5 +248,5 @@ def finish(outcomes, source):
         print(printable(f"srlens: error: {o.error}"), file=sys.stderr)
     if failed:
         raise LoadError(source if source is not None else "load-outputs",
-                        f"{len(failed)} of {len(outcomes)} runs not loaded (errors above); the "
-                        f"{len(outcomes) - len(failed)} others are loaded")
+                        f"{len(failed)} of {len(outcomes)} runs not loaded (errors above), "
+                        f"{len(outcomes) - len(failed)} loaded")
