@@ -1,7 +1,9 @@
 """Command-line start-up and loading speed (issue 18): `srlens --help`, one `srlens load-outputs` of a
 2,077-sentence run (the sentences of UD en_ewt test), `srlens load-campaign` of 40 such runs, and the
 same 40 runs loaded by 40 separate `srlens load-outputs` calls. Each command runs as a user runs it,
-in a fresh process (`python -m srlens.cli`); the wall time of the whole process is measured.
+in a fresh process (`python -m srlens.cli`); the wall time and the CPU time (user + system) of the
+whole process are measured. On a machine loaded by other work, wall time grows with the load; the
+CPU time much less, so it tells better what a quiet machine would take.
 
 With --before DIR (a source checkout of another version, e.g. `git worktree add /tmp/before main`),
 the same commands of that version run in the same session, side by side (load-campaign only where it
@@ -16,6 +18,7 @@ import argparse
 import os
 import platform
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -57,72 +60,81 @@ class Version:
         self.env = {**os.environ, "PYTHONPATH": str(self.checkout)}
 
     def run(self, *args, check=True):
+        """(wall seconds, CPU seconds, exit code) of one command."""
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "srlens.cli", *map(str, args)], cwd=self.checkout,
                               env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        seconds = time.perf_counter() - started
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         if check and done.returncode != 0:
             raise SystemExit(f"{self.name}: srlens {' '.join(map(str, args))} failed: {done.stderr.strip()}")
-        return seconds, done.returncode
+        return wall, cpu, done.returncode
 
     def has(self, command):
-        return self.run(command, "--help", check=False)[1] == 0
+        return self.run(command, "--help", check=False)[2] == 0
 
 
 def timed(fn, repeats):
-    """Median and min of `repeats` runs of fn() -> seconds."""
-    values = [fn() for _ in range(repeats)]
-    return statistics.median(values), min(values)
+    """Median wall and median CPU seconds of `repeats` runs of fn() -> (wall, cpu, code)."""
+    values = [fn()[:2] for _ in range(repeats)]
+    return statistics.median(v[0] for v in values), statistics.median(v[1] for v in values)
+
+
+def total(runs):
+    """Summed wall and CPU seconds of several commands."""
+    return sum(r[0] for r in runs), sum(r[1] for r in runs)
 
 
 def measure(version, work, run_files, repeats, base):
     result = {}
-    result["help"] = timed(lambda: version.run("--help")[0], repeats)
+    result["help"] = timed(lambda: version.run("--help"), repeats)
     one = work / f"{version.name}-one.duckdb"
     shutil.copy(base, one)
     result["load_outputs"] = timed(lambda: version.run("--warehouse", one, "load-outputs", run_files[0], "--corpus",
-                                                       "en_ewt", "--team", "t0", "--run", "r0")[0], repeats)
+                                                       "en_ewt", "--team", "t0", "--run", "r0"), repeats)
     many = work / f"{version.name}-calls.duckdb"
     shutil.copy(base, many)
-    started = time.perf_counter()
-    for k, path in enumerate(run_files):
-        version.run("--warehouse", many, "load-outputs", path, "--corpus", "en_ewt", "--team", f"t{k // 4}",
-                    "--run", f"r{k % 4}", "--campaign", "bench")
-    result["calls"] = time.perf_counter() - started
+    result["calls"] = total([version.run("--warehouse", many, "load-outputs", path, "--corpus", "en_ewt", "--team",
+                                         f"t{k // 4}", "--run", f"r{k % 4}", "--campaign", "bench")
+                             for k, path in enumerate(run_files)])
     if version.has("load-campaign"):
         campaign = work / f"{version.name}-campaign.duckdb"
         shutil.copy(base, campaign)
         result["campaign"] = version.run("--warehouse", campaign, "load-campaign", work / "campaign",
-                                         "--campaign", "bench")[0]
+                                         "--campaign", "bench")[:2]
     return result
 
 
 def render(results, runs, sentences, load):
     names = list(results)
-    head = "| measure | " + " | ".join(names) + " |\n|---|" + "---:|" * len(names) + "\n"
+    head = "| seconds: wall (CPU) | " + " | ".join(names) + " |\n|---|" + "---:|" * len(names) + "\n"
     rows = []
 
     def cell(name, key, fmt):
         value = results[name].get(key)
         return "-" if value is None else fmt(value)
 
-    pair = lambda v: f"{v[0]:.2f} (min {v[1]:.2f})"  # noqa: E731
-    rows.append("| `srlens --help`, s, median (min) | " + " | ".join(cell(n, "help", pair) for n in names) + " |")
-    rows.append(f"| `srlens load-outputs`, one run of {sentences:,} sentences, s, median (min) | "
+    pair = lambda v: f"{v[0]:.2f} ({v[1]:.2f})"  # noqa: E731
+    rows.append("| `srlens --help`, median of repeats | " + " | ".join(cell(n, "help", pair) for n in names) + " |")
+    rows.append(f"| `srlens load-outputs`, one run of {sentences:,} sentences, median of repeats | "
                 + " | ".join(cell(n, "load_outputs", pair) for n in names) + " |")
-    rows.append(f"| {runs} × `srlens load-outputs`, s | " + " | ".join(cell(n, "calls", "{:.1f}".format)
-                                                             for n in names) + " |")
-    rows.append(f"| `srlens load-campaign`, {runs} runs, s | " + " | ".join(cell(n, "campaign", "{:.1f}".format)
-                                                                   for n in names) + " |")
-    rows.append(f"| {runs} calls / one load-campaign | " + " | ".join(
-        f"{results[n]['calls'] / results[n]['campaign']:.1f}" if "campaign" in results[n] else "-" for n in names)
-        + " |")
+    rows.append(f"| {runs} × `srlens load-outputs`, in all | " + " | ".join(cell(n, "calls", pair) for n in names)
+                + " |")
+    rows.append(f"| `srlens load-campaign`, {runs} runs | " + " | ".join(cell(n, "campaign", pair) for n in names)
+                + " |")
+    rows.append(f"| {runs} calls / one load-campaign, wall (CPU) | " + " | ".join(
+        f"{results[n]['calls'][0] / results[n]['campaign'][0]:.1f} "
+        f"({results[n]['calls'][1] / results[n]['campaign'][1]:.1f})" if "campaign" in results[n] else "-"
+        for n in names) + " |")
     return (f"`bench/cli_speed.py`: each command in a fresh process (`python -m srlens.cli`), wall time of the "
-            f"process. Runs: {runs} plain-text runs of UD en_ewt test ({sentences:,} sentences each, words "
-            f"swapped a little), into a warehouse holding that treebank. Python {platform.python_version()}, "
+            f"process, and its CPU time (user + system). Runs: {runs} plain-text runs of UD en_ewt test "
+            f"({sentences:,} sentences each, words swapped a little), into a warehouse holding that treebank. Python {platform.python_version()}, "
             f"{os.cpu_count()} cores. Measured under load from other work on the machine (load average "
-            f"{load[0]:.1f} / {load[1]:.1f} at start / end): compare the columns, measured side by side in one "
-            f"session, more than the absolute figures.\n\n"
+            f"{load[0]:.1f} / {load[1]:.1f} at start / end, on 2 cores): wall times are those of a loaded machine; "
+            f"compare the columns, measured side by side in one session, and the CPU times, which the load "
+            f"inflates much less.\n\n"
             + head + "\n".join(rows) + "\n\n"
             "Where the time went before (issue 18): `import srlens.cli` imported pandas, pyarrow and duckdb "
             "(and through the build, dbt's helpers) for every command, and each insert through an Arrow table "

@@ -14,7 +14,8 @@ from srlens import baseline, build_vars
 from srlens.build_vars import PROCESSOR_ENV, PROCESSORS, STANZA_DIR_ENV
 from srlens.loaders.errors import LoadError, printable
 from srlens.loaders.outputs_reader import FORMATS
-from srlens.query import FORMATS as OUTPUT_FORMATS, TABLE_LIMIT
+from srlens.query import FORMATS as OUTPUT_FORMATS
+from srlens.query import TABLE_LIMIT
 
 DEFAULT_WAREHOUSE = "warehouse/srlens.duckdb"
 
@@ -389,6 +390,7 @@ def describe(err, warehouse):
 
 def _not_built(warehouse):
     import duckdb  # noqa: PLC0415
+
     from srlens import sandbox  # noqa: PLC0415
     from srlens.status import mart_names  # noqa: PLC0415
 

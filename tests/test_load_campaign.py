@@ -110,7 +110,8 @@ def test_a_campaign_folder_loads_every_run_with_its_team_run_corpus_and_format(c
                          for _, _, b in sentences["en_ewt"])
     rows = [line.split() for line in out.splitlines()]
     assert rows[0] == ["team", "run", "corpus", "sentences", "status"]
-    assert sorted(rows[1:]) == sorted([["ims", "1", "en_ewt", str(EN), "loaded"], ["ims", "1", "fr_gsd", str(FR), "loaded"],
+    assert sorted(rows[1:]) == sorted([["ims", "1", "en_ewt", str(EN), "loaded"],
+                                       ["ims", "1", "fr_gsd", str(FR), "loaded"],
                                        ["ims", "2", "en_ewt", str(EN), "loaded"],
                                        ["adapt", "base", "en_ewt", str(EN), "loaded"]])
 
@@ -118,7 +119,7 @@ def test_a_campaign_folder_loads_every_run_with_its_team_run_corpus_and_format(c
 def test_a_manifest_loads_the_same_as_the_folder(corpora, tmp_path, capsys):
     warehouse, sentences = corpora
     files = _campaign_files(sentences)
-    for k, (relative, text) in enumerate(files.items()):
+    for k, text in enumerate(files.values()):
         _write(tmp_path / "subs" / f"file{k}.data", text)  # names and extensions say nothing here
     rows = ["file,corpus,team,run,format"]
     for k, relative in enumerate(files):
@@ -148,7 +149,7 @@ def test_a_bad_run_is_named_and_kept_out_the_others_load_and_a_second_load_leave
                 "--run", "1", "--campaign", "sr19")[0] == 0
     before = _loaded(warehouse)["sr19/fr_gsd/adapt/1"]
 
-    for attempt in range(2):
+    for _attempt in range(2):  # the second, identical load leaves one copy of each run
         code, out, err = _cli(capsys, "--warehouse", warehouse, "load-campaign", root, "--campaign", "sr19")
         assert code == 2
         lines = err.strip().splitlines()
