@@ -130,9 +130,9 @@ def render(results, runs, sentences, load):
         for n in names) + " |")
     return (f"`bench/cli_speed.py`: each command in a fresh process (`python -m srlens.cli`), wall time of the "
             f"process, and its CPU time (user + system). Runs: {runs} plain-text runs of UD en_ewt test "
-            f"({sentences:,} sentences each, words swapped a little), into a warehouse holding that treebank. Python {platform.python_version()}, "
-            f"{os.cpu_count()} cores. Measured under load from other work on the machine (load average "
-            f"{load[0]:.1f} / {load[1]:.1f} at start / end, on 2 cores): wall times are those of a loaded machine; "
+            f"({sentences:,} sentences each, words swapped a little), into a warehouse holding that treebank. "
+            f"Python {platform.python_version()}, {os.cpu_count()} cores. Measured under load from other work on "
+            f"the machine (load average {load[0]:.1f} / {load[1]:.1f} at start / end): wall times are those of a loaded machine; "
             f"compare the columns, measured side by side in one session, and the CPU times, which the load "
             f"inflates much less.\n\n"
             + head + "\n".join(rows) + "\n\n"
