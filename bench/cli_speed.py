@@ -72,6 +72,13 @@ class Version:
             raise SystemExit(f"{self.name}: srlens {' '.join(map(str, args))} failed: {done.stderr.strip()}")
         return wall, cpu, done.returncode
 
+    def import_seconds(self):
+        """`python -X importtime -c 'import srlens.cli'`: the cumulative import time of srlens.cli, seconds."""
+        done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import srlens.cli"], cwd=self.checkout,
+                              env=self.env, capture_output=True, text=True, check=True)
+        line = next(line for line in done.stderr.splitlines() if line.rstrip().endswith("| srlens.cli"))
+        return int(line.split("|")[1]) / 1e6
+
     def has(self, command):
         return self.run(command, "--help", check=False)[2] == 0
 
@@ -88,7 +95,7 @@ def total(runs):
 
 
 def measure(version, work, run_files, repeats, base):
-    result = {}
+    result = {"import": statistics.median(version.import_seconds() for _ in range(repeats))}
     result["help"] = timed(lambda: version.run("--help"), repeats)
     one = work / f"{version.name}-one.duckdb"
     shutil.copy(base, one)
@@ -117,6 +124,8 @@ def render(results, runs, sentences, load):
         return "-" if value is None else fmt(value)
 
     pair = lambda v: f"{v[0]:.2f} ({v[1]:.2f})"  # noqa: E731
+    rows.append("| `import srlens.cli` (`python -X importtime`, cumulative), median | "
+                + " | ".join(cell(n, "import", "{:.2f}".format) for n in names) + " |")
     rows.append("| `srlens --help`, median of repeats | " + " | ".join(cell(n, "help", pair) for n in names) + " |")
     rows.append(f"| `srlens load-outputs`, one run of {sentences:,} sentences, median of repeats | "
                 + " | ".join(cell(n, "load_outputs", pair) for n in names) + " |")
