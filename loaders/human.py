@@ -35,8 +35,6 @@ import csv
 import io
 import math
 
-import pyarrow as pa
-
 from srlens.loaders.conllu_reader import read_text
 from srlens.loaders.errors import LoadError
 from srlens.loaders.names import NameRefused, check_name, submission_id
@@ -160,6 +158,8 @@ def _unknown_references(con, columns):
 
 def load_human(warehouse, path):
     """Load (or replace) the human judgments of a CSV file; returns the number of judgments."""
+    import pyarrow as pa  # noqa: PLC0415 (load-outputs imports this module: it stays free of pyarrow)
+
     columns = read_human_csv(path)
     n = len(columns["score"])
     with open_for_write(warehouse) as con:
@@ -299,6 +299,8 @@ def load_system_human(warehouse, path):
     Every run named must be loaded. A criterion keeps one orientation in the warehouse: a file
     that gives another than the one already recorded is refused (load both files again to change it).
     """
+    import pyarrow as pa  # noqa: PLC0415 (load-outputs imports this module: it stays free of pyarrow)
+
     columns = read_system_csv(path)
     n = len(columns["score"])
     with open_for_write(warehouse) as con:

@@ -2,14 +2,13 @@
 
 Each load reads and validates the whole input first, then replaces the rows of
 that corpus or run in one transaction: a failed load changes nothing, and
-loading the same input again leaves one copy.
+loading the same input again leaves one copy. load_outputs loads one run;
+loaders/campaign.py loads many in one process through the same store_run.
 """
 
 import re
 from pathlib import Path
 from typing import NamedTuple
-
-import pyarrow as pa
 
 from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.errors import LoadError
@@ -18,7 +17,8 @@ from srlens.loaders.names import check_name, submission_id
 from srlens.loaders.outputs_reader import read_run
 from srlens.loaders.store import insert_columns, open_for_write, transaction, utc_now
 
-__all__ = ["LoadedRun", "guess_language", "load_outputs", "load_treebank", "submission_id"]
+__all__ = ["LoadedRun", "guess_language", "load_outputs", "load_treebank", "reference_sentences", "store_run",
+           "submission_id"]
 
 
 class LoadedRun(NamedTuple):
@@ -74,39 +74,60 @@ def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="au
 
     no_reference: the corpus has no treebank; it is created by its first run, with `language`
     (see reference_free_sentences).
-
-    Human judgments of the run whose sentence text the reload changes or removes are deleted in
-    the same transaction (loaders/human.py): a judgment describes one text.
     """
     campaign, corpus, team, run = (check_name(name, argument) for name, argument in
                                    ((campaign, "--campaign"), (corpus, "--corpus"), (team, "--team"),
                                     (run, "--run")))
     if language is not None and not no_reference:
         raise LoadError(path, "--language goes with --no-reference: a run of a treebank has the treebank's language")
+    if language is not None:
+        language = check_name(language, "--language")
     run_file = read_run(path, fmt)
-    sub_id = submission_id(campaign, corpus, team, run)
     with open_for_write(warehouse) as con:
         if no_reference:
+            sub_id = submission_id(campaign, corpus, team, run)
             reference = reference_free_sentences(con, path, corpus, language, sub_id, run_file)
+            if not reference:
+                raise LoadError(path, _no_reference_message(con, corpus))
         else:
-            reference = con.execute("select sent_idx, sent_id from raw.sentences where corpus = ? order by sent_idx",
-                                    [corpus]).fetchall()
-        if not reference:
-            raise LoadError(path, _no_reference_message(con, corpus))
-        rows, matched_by = _match(path, run_file, reference, allow_partial)
-        with transaction(con):
-            if no_reference:
-                _create_reference_free_corpus(con, corpus, language)
-            for table in ("raw.submissions", "raw.outputs", "raw.output_tokens"):
-                con.execute(f"delete from {table} where submission_id = ?", [sub_id])
-            insert_columns(con, "raw.outputs", {"submission_id": [sub_id] * len(rows["sent_idx"]), **rows})
-            if run_file.conllu is not None:
-                _insert_output_tokens(con, sub_id, run_file, rows)
-            missing = sum(rows["is_missing"])
-            con.execute("insert into raw.submissions values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        [sub_id, corpus, team, run, campaign, str(path), run_file.format, matched_by,
-                         run_file.sha256, len(reference) - missing, missing, utc_now()])
-            dropped = drop_judgments_of_changed_texts(con, campaign, corpus, team, run)
+            reference = reference_sentences(con, path, corpus)
+        return store_run(con, path, run_file, reference, campaign, corpus, team, run, allow_partial,
+                         reference_free_language=language if no_reference else None)
+
+
+def reference_sentences(con, path, corpus):
+    """The (sent_idx, sent_id) of the corpus's treebank in order, which a run of it is matched against."""
+    reference = con.execute("select sent_idx, sent_id from raw.sentences where corpus = ? order by sent_idx",
+                            [corpus]).fetchall()
+    if not reference:
+        raise LoadError(path, _no_reference_message(con, corpus))
+    return reference
+
+
+def store_run(con, path, run_file, reference, campaign, corpus, team, run, allow_partial=False,
+              reference_free_language=None):
+    """Match a read run (read_run) with its corpus's `reference` sentences and replace the run's rows in one
+    transaction; the names are checked ones. Returns a LoadedRun.
+
+    reference_free_language: the run creates (or confirms) a reference-free corpus of that language, in the
+    same transaction. Human judgments of the run whose sentence text the reload changes or removes are
+    deleted in the same transaction (loaders/human.py): a judgment describes one text.
+    """
+    sub_id = submission_id(campaign, corpus, team, run)
+    rows, matched_by = _match(path, run_file, reference, allow_partial)
+    with transaction(con):
+        if reference_free_language is not None:
+            _create_reference_free_corpus(con, corpus, reference_free_language)
+        for table in ("raw.submissions", "raw.outputs", "raw.output_tokens"):
+            con.execute(f"delete from {table} where submission_id = ?", [sub_id])
+        insert_columns(con, "raw.outputs", {"submission_id": [sub_id] * len(rows["sent_idx"]), **rows})
+        if run_file.conllu is not None:
+            _insert_output_tokens(con, sub_id, run_file, rows)
+        missing = sum(rows["is_missing"])
+        con.execute("insert into raw.submissions values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [sub_id, corpus, team, run, campaign, str(path), run_file.format, matched_by,
+                     run_file.sha256, len(reference) - missing, missing, utc_now()])
+        dropped = drop_judgments_of_changed_texts(con, campaign, corpus, team, run)
     return LoadedRun(len(reference) - missing, missing, dropped)
 
 
@@ -250,16 +271,8 @@ def _lines(lines, ks, shown=3):
 def _insert_output_tokens(con, sub_id, run_file, rows):
     """Token lines of an already parsed run, keyed by the reference sentence they realize."""
     line_to_ref = dict(zip(rows["line_no"], rows["sent_idx"]))
-    first_lines = run_file.conllu.sentences["first_line"]
-    con.register("_srlens_tokens", pa.table(run_file.conllu.tokens))
-    con.register("_srlens_sentence_map", pa.table({
-        "file_idx": list(range(1, len(first_lines) + 1)),
-        "ref_idx": [line_to_ref[line] for line in first_lines]}))
-    try:
-        con.execute("""
-            insert into raw.output_tokens
-            select ? as submission_id, m.ref_idx as sent_idx, t.* exclude (sent_idx)
-            from _srlens_tokens t join _srlens_sentence_map m on t.sent_idx = m.file_idx""", [sub_id])
-    finally:
-        con.unregister("_srlens_tokens")
-        con.unregister("_srlens_sentence_map")
+    ref_of_file_idx = [line_to_ref[line] for line in run_file.conllu.sentences["first_line"]]
+    tokens = run_file.conllu.tokens
+    insert_columns(con, "raw.output_tokens", {
+        "submission_id": [sub_id] * len(tokens["sent_idx"]),
+        **tokens, "sent_idx": [ref_of_file_idx[file_idx - 1] for file_idx in tokens["sent_idx"]]})

@@ -1,4 +1,8 @@
-"""Writing to the warehouse: one writer at a time, one transaction per load."""
+"""Writing to the warehouse: one writer at a time, one transaction per load.
+
+duckdb is imported by the functions that connect, not at the top: a command that never writes
+(srlens --help, srlens query's parser) does not pay for it.
+"""
 
 import contextlib
 import fcntl
@@ -9,9 +13,6 @@ import signal
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-
-import duckdb
-import pyarrow as pa
 
 from srlens.paths import RAW_SCHEMA_SQL
 
@@ -25,6 +26,8 @@ STORAGE_VERSION = "v1.1.0"
 
 def connect(path):
     """A writing connection; creates the file in STORAGE_VERSION if it does not exist."""
+    import duckdb  # noqa: PLC0415 (see the module's docstring)
+
     return duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
 
 
@@ -75,6 +78,8 @@ def writer_lock(warehouse):
 
 def connect_for_write(path, warehouse=None):
     """connect(), with DuckDB's refusal of a second writer said in one line."""
+    import duckdb  # noqa: PLC0415 (see the module's docstring)
+
     try:
         return connect(path)
     except duckdb.IOException as e:
@@ -125,12 +130,21 @@ def file_sha256(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def insert_columns(con, table, columns, schema=None):
-    """Bulk insert of column lists (dict name -> list) through Arrow, typed by `schema` if given."""
-    batch = pa.table(columns, schema=schema)
-    con.register("_srlens_batch", batch)
-    try:
-        names = ", ".join(columns)
-        con.execute(f"insert into {table} ({names}) select {names} from _srlens_batch")
-    finally:
-        con.unregister("_srlens_batch")
+INSERT_ROWS = 20_000  # rows bound per statement: DuckDB holds the bound values twice, so memory stays bounded
+
+
+def insert_columns(con, table, columns):
+    """Bulk insert of column lists (dict name -> list of Python values), INSERT_ROWS rows per statement.
+
+    Each list is bound as one DuckDB list parameter and unnested, the columns side by side; the
+    table's column types convert the values. Unlike an Arrow table, this imports neither pyarrow
+    nor pandas (DuckDB imports pandas on its first Arrow scan): a load of one run costs about a
+    second less (docs/benchmarks.md, "Command line and loads (issue 18)"), and a large treebank
+    loads as fast as through Arrow with those imports.
+    """
+    names = ", ".join(columns)
+    unnested = ", ".join(f"unnest(${k}) as {name}" for k, name in enumerate(columns, start=1))
+    sql = f"insert into {table} ({names}) select {names} from (select {unnested})"
+    rows = len(next(iter(columns.values())))
+    for start in range(0, rows, INSERT_ROWS):
+        con.execute(sql, [values[start:start + INSERT_ROWS] for values in columns.values()])

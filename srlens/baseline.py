@@ -100,8 +100,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import duckdb
-
 from srlens.loaders.load import load_outputs
 from srlens.loaders.names import check_name, file_in, submission_id
 from srlens.loaders.store import open_for_write, transaction, utc_now
@@ -293,11 +291,19 @@ def train(warehouse, treebank_corpus, model_name=None, features=FEATURES):
     return model_name
 
 
+def _read_only(warehouse):
+    """A read-only connection; duckdb is imported here, not at the top, so that the command line's
+    parser reads FEATURES without it."""
+    import duckdb  # noqa: PLC0415
+
+    return duckdb.connect(str(warehouse), read_only=True)
+
+
 def list_models(warehouse):
     """(model, treebank, features) of every trained model; [] when there is none."""
     if not Path(warehouse).exists():
         return []
-    con = duckdb.connect(str(warehouse), read_only=True)
+    con = _read_only(warehouse)
     try:
         if not _has_schema(con):
             return []
@@ -351,7 +357,7 @@ def precedence_probabilities(warehouse, corpus, model_name):
     Returns (pairs, sides): pairs[(sent_idx, a, b)] = (P(a before b), P(b before a)) for every two
     siblings a < b (word ids); sides[(sent_idx, c)] = (P(c before its head), P(c after it)).
     """
-    con = duckdb.connect(str(warehouse), read_only=True)
+    con = _read_only(warehouse)
     try:
         model = _model(con, model_name)
         return _probabilities(con, corpus, model["variables"], model["model"])
@@ -556,7 +562,7 @@ def linearize(warehouse, corpus, model_name, seed=0):
 
 def _linearize(warehouse, corpus, model_name, seed, stats):
     """(resolved model name, realized sentences as in linearize)."""
-    con = duckdb.connect(str(warehouse), read_only=True)
+    con = _read_only(warehouse)
     try:
         rows = con.execute(
             "select t.sent_idx, s.sent_id, t.id::integer, coalesce(try_cast(t.head as integer), 0), "

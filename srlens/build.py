@@ -34,11 +34,9 @@ import duckdb
 
 from srlens.loaders.store import connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens import build_vars, processing
+from srlens.build_vars import PROCESSOR_ENV, PROCESSORS  # declared there for the command line
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
 from srlens.udfs.bleu import NLTK_COMPAT_VERSION
-
-PROCESSORS = ("stanza", "aligned")
-PROCESSOR_ENV = "SRLENS_PROCESSOR"
 
 
 class BuildError(Exception):

@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from typing import Callable
 
 from srlens.loaders.errors import printable
-from srlens.udfs.bleu import NLTK_COMPAT_VERSION
+
+# Declared here, beside the vars they set, so that the command line reads them without importing the
+# build (srlens --help stays light): how output sentences become words (--processor, $SRLENS_PROCESSOR),
+# where the stanza models are ($SRLENS_STANZA_DIR), and the nltk whose BLEU arithmetic udfs/bleu.py
+# reproduces bit for bit.
+PROCESSORS = ("stanza", "aligned")
+PROCESSOR_ENV = "SRLENS_PROCESSOR"
+STANZA_DIR_ENV = "SRLENS_STANZA_DIR"
+NLTK_COMPAT_VERSION = "3.10.4"
 
 # The sentence_scores columns that can split FAIL from PASS sentences (all "higher is better").
 SCORE_COLUMNS = ("bleu", "dea", "simple_string_accuracy", "generation_string_accuracy", "simple_tree_accuracy",
@@ -109,7 +117,7 @@ VARS = (
     Var("lambre_reference_team", "reference", "a team name", lambda v: v if _text(v) else None,
         "rule_trends, campaign_trends: this team's runs are human reference translations, scored apart "
         "from the systems (L'AMBRE paper, Figure 5)"),
-    Var("processor", "aligned", "aligned or stanza", _one_of(("aligned", "stanza")),
+    Var("processor", "aligned", "aligned or stanza", _one_of(PROCESSORS),
         "how output sentences became words", set_by="--processor"),
     Var("stanza_processors", {}, "a JSON object of language to stanza processor ids", _name_map,
         "the stanza models used, by language", set_by="--stanza-dir"),

@@ -5,22 +5,17 @@ import json
 import os
 import sys
 import traceback
-from importlib import metadata
 from pathlib import Path
 
-import duckdb
-
+# Only light modules here: each command imports what it needs (duckdb, pyarrow, pandas, dbt, stanza,
+# matplotlib) in its branch of run(), so that srlens --help and a load start in a fraction of a second.
+# tests/test_load_campaign.py checks that importing this module loads none of them.
+from srlens import baseline, build_vars
+from srlens.build_vars import PROCESSOR_ENV, PROCESSORS, STANZA_DIR_ENV
 from srlens.loaders.errors import LoadError, printable
-from srlens.loaders.human import load_human
-from srlens.loaders.rules import load_rules
-from srlens.loaders.load import load_outputs, load_treebank
 from srlens.loaders.outputs_reader import FORMATS
-from srlens import baseline, build_vars, processing, sandbox
-from srlens.build import PROCESSOR_ENV, PROCESSORS, BuildError, build
-from srlens.demo import load_demo
-from srlens.mining import subtree_examples
-from srlens.query import FORMATS as OUTPUT_FORMATS, TABLE_LIMIT, QueryRefused, format_frame, write_query
-from srlens.status import mart_names, require_warehouse
+from srlens.query import FORMATS as OUTPUT_FORMATS
+from srlens.query import TABLE_LIMIT
 
 DEFAULT_WAREHOUSE = "warehouse/srlens.duckdb"
 
@@ -28,6 +23,7 @@ EPILOG = """examples:
   srlens load-demo && srlens build --processor aligned    # the bundled demo, no stanza model needed
   srlens load-treebank en_ewt-ud-test.conllu --corpus en_ewt
   srlens load-outputs team1_run1.txt --corpus en_ewt --team team1 --run run1 --campaign sr19
+  srlens load-campaign submissions/sr19/ --campaign sr19   # TEAM/RUN/CORPUS.txt, or a CSV manifest
   srlens load-human sr19_human.csv
   srlens campaign sr19 --date 2019                        # dates for the trends (docs/lambre.md)
   srlens build
@@ -55,10 +51,22 @@ class Parser(argparse.ArgumentParser):
 
 
 def version():
+    from importlib import metadata  # noqa: PLC0415 (looking for the installed package takes time)
+
     try:
         return metadata.version("srlens")
     except metadata.PackageNotFoundError:  # run from a source tree that pip did not install
         return "(not installed)"
+
+
+class VersionAction(argparse.Action):
+    """--version, with the version looked up only when asked for."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(message=f"srlens {version()}\n")
 
 
 def positive_int(text):
@@ -89,7 +97,7 @@ def parser():
     p.add_argument("--warehouse", default=os.environ.get("SRLENS_WAREHOUSE", DEFAULT_WAREHOUSE),
                    help="the DuckDB warehouse file (default: $SRLENS_WAREHOUSE or %(default)s)")
     p.add_argument("--debug", action="store_true", help="show the full traceback of an error")
-    p.add_argument("--version", action="version", version=f"srlens {version()}")
+    p.add_argument("--version", action=VersionAction, help="show the version and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     c = sub.add_parser("load-treebank", help="load a CoNLL-U treebank as the reference of a corpus",
@@ -100,14 +108,18 @@ def parser():
     c.add_argument("--language", help="ISO code of the language, e.g. en (default: the prefix of the "
                                       "corpus or file name, as in UD's en_ewt)")
 
-    c = sub.add_parser("load-outputs", help="load one system run",
+    c = sub.add_parser("load-outputs", help="load one system run (one file, or one file per corpus)",
                        description="Load (or replace) one system run of a corpus. Sentences are matched "
                                    "to the treebank by sent_id when the ids are the treebank's, otherwise "
-                                   "by order. Example: srlens load-outputs out.txt --corpus en_ewt "
+                                   "by order. Several files are one team/run's outputs for several corpora, "
+                                   "each corpus named by its file's stem; each file is its own load, as in "
+                                   "load-campaign. Example: srlens load-outputs out.txt --corpus en_ewt "
                                    "--team ims --run 1 --campaign sr19")
-    c.add_argument("file", help="the run: one sentence a line (text), '# sent_id'/'# text' blocks (sr), "
-                                "or CoNLL-U already processed by your parser (conllu)")
-    c.add_argument("--corpus", required=True, help="the corpus (treebank) the run realizes")
+    c.add_argument("file", nargs="+",
+                   help="the run: one sentence a line (text), '# sent_id'/'# text' blocks (sr), or CoNLL-U "
+                        "already processed by your parser (conllu); several files: en_ewt.txt fr_gsd.txt ...")
+    c.add_argument("--corpus", help="the corpus (treebank) the run realizes; needed with one file, refused "
+                                    "with several (each file's stem names its corpus)")
     c.add_argument("--team", required=True, help=f"team or system name, e.g. ims or BME-UW ({NAMES})")
     c.add_argument("--run", required=True, help="run name within the team, e.g. 1 or beam5")
     c.add_argument("--campaign", default="default", help="campaign, e.g. sr19 (default: %(default)s)")
@@ -121,6 +133,20 @@ def parser():
                    help="the corpus has no treebank (e.g. machine translation): created by its first run, "
                         "runs matched with each other; reference-based scores are NULL (docs/lambre.md)")
     c.add_argument("--language", help="with --no-reference: the ISO code of the run's language, e.g. de")
+
+    c = sub.add_parser("load-campaign", help="load every run of a campaign folder or manifest",
+                       description="Load (or replace) many runs in one process: a folder TEAM/RUN/CORPUS.EXT "
+                                   "(the corpus is the file's stem; .text, .sr or .conllu name the format, any "
+                                   "other extension is detected) or a CSV manifest with the columns file, "
+                                   "corpus, team, run and optionally format (paths relative to the manifest). "
+                                   "The layout is checked first: any problem loads nothing. Each run is then "
+                                   "its own all-or-nothing load: a bad run is named and not loaded, the others "
+                                   "are; a table says what was loaded. Example: srlens load-campaign "
+                                   "submissions/sr19/ --campaign sr19")
+    c.add_argument("source", help="a campaign folder (TEAM/RUN/CORPUS.EXT) or a CSV manifest")
+    c.add_argument("--campaign", required=True, help=f"the campaign of every run, e.g. sr19 ({NAMES})")
+    c.add_argument("--allow-partial", action="store_true",
+                   help="accept runs that lack some sentences (needs sent_ids), as load-outputs does")
 
     c = sub.add_parser("load-human", help="load human judgments of system outputs (CSV)",
                        description="Load human judgments: a CSV file with the columns annotator, team, run, "
@@ -160,7 +186,7 @@ def parser():
                         "and needs no model (word-order studies, outputs made of the reference words). "
                         f"Default: ${PROCESSOR_ENV}, else stanza")
     c.add_argument("--stanza-dir", default=None,
-                   help=f"folder of stanza models (default: ${processing.STANZA_DIR_ENV}, else stanza's own "
+                   help=f"folder of stanza models (default: ${STANZA_DIR_ENV}, else stanza's own "
                         "model folder); see README")
     c.add_argument("--var", action="append", default=[], metavar="KEY=VALUE", type=parse_var,
                    help="set a parameter of the marts (" + ", ".join(v.name for v in build_vars.user_vars())
@@ -270,32 +296,54 @@ def say(text, file=None):
 
 
 def run(args):
+    """Run one command. Each branch imports what it needs (see the imports at the top)."""
     if args.command in ("load-treebank", "load-outputs"):
-        announce(args.file)
+        for path in args.file if isinstance(args.file, list) else [args.file]:
+            announce(path)
     if args.command == "load-treebank":
+        from srlens.loaders.load import load_treebank
         sentences, words = load_treebank(args.warehouse, args.file, args.corpus, args.language)
         say(f"loaded {sentences} sentences ({words} words) as corpus {args.corpus}")
+    elif args.command == "load-outputs" and len(args.file) > 1:
+        if args.corpus is not None:
+            raise ValueError("--corpus goes with one file: with several, each file's stem names its corpus")
+        if args.no_reference or args.language is not None:
+            raise ValueError("--no-reference and --language take one file (the run of one reference-free corpus)")
+        from srlens.loaders.campaign import finish, load_files
+        finish(load_files(args.warehouse, args.file, args.team, args.run, args.campaign, args.format,
+                          args.allow_partial), None)
     elif args.command == "load-outputs":
-        result = load_outputs(args.warehouse, args.file, args.corpus, args.team, args.run,
+        if args.corpus is None:
+            raise ValueError("load-outputs of one file needs --corpus (the corpus the run realizes)")
+        from srlens.loaders.load import load_outputs
+        result = load_outputs(args.warehouse, args.file[0], args.corpus, args.team, args.run,
                               args.campaign, args.format, args.allow_partial, args.no_reference, args.language)
         say(f"loaded {result.loaded} sentences of {args.team}/{args.run} for corpus {args.corpus}"
             + (f" ({result.missing} missing)" if result.missing else ""))
         if result.judgments_dropped:
             say(f"{result.judgments_dropped} human judgments dropped: their text changed or is gone")
+    elif args.command == "load-campaign":
+        from srlens.loaders.campaign import finish, load_campaign
+        finish(load_campaign(args.warehouse, args.source, args.campaign, args.allow_partial), args.source)
     elif args.command == "load-human" and args.level == "system":
         from srlens.loaders.human import load_system_human
         say(f"loaded {load_system_human(args.warehouse, args.file)} system-level human scores from {args.file}")
     elif args.command == "load-human":
+        from srlens.loaders.human import load_human
         say(f"loaded {load_human(args.warehouse, args.file)} human judgments from {args.file}")
     elif args.command == "campaign":
         from srlens.loaders.campaign_dates import set_campaign_date
         say(f"campaign {args.name}: date {set_campaign_date(args.warehouse, args.name, args.date)}")
     elif args.command == "load-demo":
+        from srlens.demo import load_demo
         say(f"loaded {load_demo(args.warehouse)} demo files")
     elif args.command == "examples":
+        from srlens.mining import subtree_examples
+        from srlens.query import format_frame
         frame = subtree_examples(args.warehouse, args.view, args.subtree, args.submission, args.limit)
         sys.stdout.write(format_frame(frame, args.format).rstrip("\n") + "\n")
     elif args.command == "load-rules":
+        from srlens.loaders.rules import load_rules
         say(f"loaded {load_rules(args.warehouse, args.file)} rule rows from {args.file}")
     elif args.command == "baseline" and args.baseline_command == "train":
         features = tuple(f for f in baseline.FEATURES if f not in args.without)
@@ -305,16 +353,18 @@ def run(args):
                                  args.campaign, args.seed)
         say(f"generated and loaded run {args.team}/{args.run} for corpus {args.corpus} ({path})")
     elif args.command == "build":
+        from srlens.build import build
         build(args.warehouse, processor=args.processor, stanza_dir=args.stanza_dir, dbt_vars=dict(args.var),
               full_refresh=args.full_refresh)
         say(f"built {args.warehouse}")
     elif args.command == "query":
+        from srlens.query import write_query
         left_out = write_query(args.warehouse, args.sql, sys.stdout, args.format, args.limit)
         if left_out and args.format != "table":  # a table says so itself; csv and json stay data
             print(f"srlens: {left_out} more row{'s' if left_out != 1 else ''} left out (--limit {args.limit})",
                   file=sys.stderr)
     elif args.command == "report":
-        from srlens.report import write_report  # matplotlib is only imported when a report is asked for
+        from srlens.report import write_report
         say(f"wrote {write_report(args.warehouse, args.out_dir)}")
     elif args.command == "status":
         from srlens.status import status
@@ -328,11 +378,26 @@ def run(args):
 def check_warehouse(args):
     """Fail early, in one line, where DuckDB would otherwise create an empty file or say less."""
     if args.command in NEEDS_WAREHOUSE:
+        from srlens.status import require_warehouse
         require_warehouse(args.warehouse)
+
+
+# The errors that are the user's to fix: one line, exit code 2. Each is looked up only if its module
+# was imported: a module that never ran raised nothing, and importing them all would make every
+# command pay for duckdb, pyarrow and dbt.
+USER_ERRORS = (("srlens.build", "BuildError"), ("srlens.sandbox", "QueryRefused"),
+               ("srlens.processing", "ProcessingError"), ("srlens.baseline", "BaselineError"))
+
+
+def user_errors():
+    imported = (getattr(sys.modules[module], name) for module, name in USER_ERRORS if module in sys.modules)
+    return (LoadError, ValueError, OSError, *imported)
 
 
 def describe(err, warehouse):
     """A database error as one line, with what to do for the usual causes."""
+    import duckdb  # noqa: PLC0415 (an error happened: the command had imported it, if it used it)
+
     first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
     line = first if isinstance(err, duckdb.Error) else f"{type(err).__name__}: {first}"
     if isinstance(err, duckdb.CatalogException) and _not_built(warehouse):
@@ -345,6 +410,11 @@ def describe(err, warehouse):
 
 
 def _not_built(warehouse):
+    import duckdb  # noqa: PLC0415
+
+    from srlens import sandbox  # noqa: PLC0415
+    from srlens.status import mart_names  # noqa: PLC0415
+
     try:
         con = sandbox.connect(warehouse)
     except (duckdb.Error, OSError):
@@ -363,8 +433,7 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("srlens: interrupted", file=sys.stderr)
         return 130
-    except (LoadError, BuildError, QueryRefused, ValueError, processing.ProcessingError,
-            baseline.BaselineError, OSError) as err:
+    except user_errors() as err:
         if args.debug:
             traceback.print_exc()
         say(f"srlens: error: {err}", file=sys.stderr)

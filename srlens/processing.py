@@ -83,9 +83,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from srlens.build_vars import STANZA_DIR_ENV  # declared there for the command line
 from srlens.loaders.store import insert_columns, transaction, utc_now
 
-STANZA_DIR_ENV = "SRLENS_STANZA_DIR"
 THREADS_ENV = "SRLENS_TORCH_THREADS"
 MAX_WORDS_ENV = "SRLENS_STANZA_MAX_WORDS"
 DEFAULT_MAX_WORDS = 500  # longer than any UD sentence; stanza then needs ~0.35 GB above its models
@@ -450,7 +450,7 @@ def _parse(nlp, texts, language):
 
 
 class _Rows:
-    """Cache rows gathered in columns, written in bulk through Arrow."""
+    """Cache rows gathered in columns, written in bulk (store.insert_columns)."""
 
     def __init__(self):
         self.texts = {name: [] for name in TEXTS_SCHEMA.names}
@@ -476,8 +476,8 @@ class _Rows:
         if not len(self):
             return
         with transaction(con):
-            insert_columns(con, "cache.parsed_words", self.words, WORDS_SCHEMA)
-            insert_columns(con, "cache.parsed_texts", self.texts, TEXTS_SCHEMA)
+            insert_columns(con, "cache.parsed_words", self.words)
+            insert_columns(con, "cache.parsed_texts", self.texts)
         self.__init__()
 
 

@@ -4,20 +4,24 @@ The query runs in the sandbox (srlens/sandbox.py): DuckDB itself refuses writes 
 Rows are fetched from DuckDB's result stream a chunk at a time, and the rows a limit leaves out
 are counted inside DuckDB, so a table of the first 1,000 rows of a billion-row result holds a few
 thousand rows in memory, not a billion (bench/query_limit.py).
+
+duckdb, pandas and the sandbox are imported by the functions that run a query, not at the top: the
+command line's parser reads FORMATS and TABLE_LIMIT without them (srlens --help stays light).
 """
 
 import io
 
-import duckdb
-import pandas as pd
-
-from srlens import sandbox
-from srlens.sandbox import QueryRefused, check_read_only  # noqa: F401 (the names callers import)
-from srlens.status import require_warehouse, terminal_safe
-
 FORMATS = ("table", "csv", "json")
 TABLE_LIMIT = 1000  # rows a table shows unless --limit says otherwise
 _CHUNK_VECTORS = 8  # DuckDB vectors (2,048 rows each) fetched at a time
+
+
+def __getattr__(name):
+    """QueryRefused and check_read_only, which callers import from here, live in srlens/sandbox.py."""
+    if name in ("QueryRefused", "check_read_only"):
+        from srlens import sandbox  # noqa: PLC0415 (duckdb: see the module's docstring)
+        return getattr(sandbox, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def write_query(warehouse, sql, out, fmt="table", limit=None):
@@ -27,11 +31,14 @@ def write_query(warehouse, sql, out, fmt="table", limit=None):
     Returns how many rows were left out (a table also says so in its last line).
     Ctrl-C interrupts the query (KeyboardInterrupt).
     """
+    from srlens import sandbox  # noqa: PLC0415 (see the module's docstring)
+    from srlens.status import require_warehouse  # noqa: PLC0415
+
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
     if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
         raise ValueError(f"--limit must be a whole number of rows, 1 or more, got {limit!r}")
-    statement = check_read_only(sql)
+    statement = sandbox.check_read_only(sql)
     if limit is None and fmt == "table":
         limit = TABLE_LIMIT
     con = sandbox.connect(require_warehouse(warehouse))
@@ -50,6 +57,9 @@ def run_query(warehouse, sql, fmt="table", limit=None):
 
 def _stream(con, statement, out, fmt, limit):
     """Write the rows a chunk at a time; returns how many rows the limit left out."""
+    import duckdb  # noqa: PLC0415 (see the module's docstring)
+    import pandas as pd  # noqa: PLC0415
+
     result = con.execute(statement)
     kept, shown, wrote_rows, left_out = [], 0, False, 0
     first = chunk = result.fetch_df_chunk(_CHUNK_VECTORS)
@@ -82,6 +92,8 @@ def _stream(con, statement, out, fmt, limit):
 
 def _count_rows(con, statement):
     """All rows of the statement's result, counted inside DuckDB (none is converted for Python)."""
+    import duckdb  # noqa: PLC0415 (see the module's docstring)
+
     con.abort()  # the rest of the first run's rows are not needed
     try:
         return con.sql(statement.query).aggregate("count(*)").fetchall()[0][0]
@@ -114,6 +126,8 @@ def format_frame(frame, fmt):
     if fmt == "json":
         return frame.to_json(orient="records", force_ascii=False, indent=2, date_format="iso")
     if fmt == "table":
+        from srlens.status import terminal_safe  # noqa: PLC0415 (see the module's docstring)
+
         frame = terminal_safe(frame)
         return frame.to_string(index=False) if len(frame) else f"(no rows; columns: {', '.join(frame.columns)})"
     raise ValueError(f"unknown format {fmt!r}")

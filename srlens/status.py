@@ -3,8 +3,6 @@
 import json
 from pathlib import Path
 
-import pandas as pd
-
 from srlens import build_vars, sandbox
 from srlens.loaders.errors import printable
 from srlens.loaders.store import WarehouseError  # raised here too; report and export import it from here
@@ -116,6 +114,8 @@ def _loads_since(con, started_at):
 
 
 def _when(value):
+    import pandas as pd  # noqa: PLC0415 (the command line imports this module for require_warehouse)
+
     return f"{pd.Timestamp(value):%Y-%m-%d %H:%M:%S} UTC"
 
 

@@ -37,6 +37,10 @@ import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
 
+# The nltk version whose arithmetic this module reproduces bit for bit: declared with the build var
+# that records it in the marts, so that the command line reads it without pyarrow.
+from srlens.build_vars import NLTK_COMPAT_VERSION
+
 __all__ = [
     "NLTK_COMPAT_VERSION",
     "STATS_FIELDS",
@@ -46,8 +50,6 @@ __all__ = [
     "register",
 ]
 
-# The nltk version whose arithmetic this module reproduces bit for bit.
-NLTK_COMPAT_VERSION = "3.10.4"
 
 MAX_N = 4
 
