@@ -31,7 +31,7 @@ runs as (
            count(*) as runs,
            count(learned_from) as runs_learned,
            count(*) filter (where chosen > 0) as runs_chosen,
-           any_value(submission_id) filter (where single_rank = 1) as best_single_submission
+           max(submission_id) filter (where single_rank = 1) as best_single_submission  -- the one row
     from {{ ref('int_ensemble_runs') }}
     group by all
 )
