@@ -2,7 +2,6 @@
 and the demo, both against tests/reference_ensemble.py (a plain Python reading of SPEC)."""
 
 import math
-from pathlib import Path
 
 import duckdb
 import pytest
