@@ -35,6 +35,7 @@ EPILOG = """examples:
   srlens query "$(cat sql/examples/worst_relations_of_a_system.sql)"
   srlens report report/
   srlens export-parquet exports/
+  srlens suggest-training --submission sr19/en_ewt/ims/1 --treebank en_ewt_train --sentences 500 --out more.conllu
 
 environment: SRLENS_WAREHOUSE (the warehouse file), SRLENS_PROCESSOR (build --processor),
 SRLENS_STANZA_DIR (build --stanza-dir). Add --debug before the command to see a traceback.
