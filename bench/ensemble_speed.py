@@ -1,6 +1,7 @@
 """Time ensemble selection (SPEC 12) and `srlens suggest-training` at two scales.
 
     python bench/ensemble_speed.py [--runs 10] [--work DIR] [--doc]
+    python bench/ensemble_speed.py --render WORK/ensemble_speed.json   # the section from saved figures
 
 1. the bundled demo (2 corpora x 8 runs x 200 sentences, baselines included);
 2. en_ewt test (2,077 sentences) and en_ewt dev (2,001) with --runs perturbed runs each, of the
@@ -122,7 +123,11 @@ def main():
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--work", help="folder for the warehouses (default: a temporary one)")
     p.add_argument("--doc", action="store_true", help="write the section of docs/benchmarks.md")
+    p.add_argument("--render", metavar="JSON", help="only write the section from a saved ensemble_speed.json")
     args = p.parse_args()
+    if args.render:
+        write_section(SECTION, render(json.loads(Path(args.render).read_text())))
+        return
     shared = Path(os.environ.get("SRLENS_SHARED_DIR", REPO.parent / "shared"))
     ud = shared / "ud" / "en_ewt"
 
