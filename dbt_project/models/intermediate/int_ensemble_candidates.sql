@@ -66,6 +66,7 @@ setups as (
 
 teachers as (
     select st.corpus, st.tuning_corpus, s.submission_id,
+           st.tuning_corpus = st.corpus as leave_out,
            case when st.tuning_corpus = st.corpus then s.submission_id else t.submission_id end as learned_from
     from setups st
     join runs s on s.corpus = st.corpus
@@ -92,12 +93,11 @@ relation_totals as (
 ),
 
 candidates as (
-    select t.corpus, t.tuning_corpus, t.submission_id, t.learned_from, x.*  exclude (submission_id, corpus),
-           t.tuning_corpus = t.corpus as leave_out,
+    select t.corpus, t.tuning_corpus, t.submission_id, t.learned_from, t.leave_out,
+           x.* exclude (submission_id, corpus),
            -- the learned overall DEA: the teacher's, less this sentence when leaving it out
-           (l.matched - case when t.tuning_corpus = t.corpus then x.dea_matched else 0 end)
-               / nullif(l.edges - case when t.tuning_corpus = t.corpus then x.dea_edges else 0 end, 0)
-               as learned_dea
+           (l.matched - case when t.leave_out then x.dea_matched else 0 end)
+               / nullif(l.edges - case when t.leave_out then x.dea_edges else 0 end, 0) as learned_dea
     from teachers t
     join realized x using (submission_id)
     left join runs l on l.submission_id = t.learned_from
