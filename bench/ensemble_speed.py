@@ -107,6 +107,8 @@ def render(results):
                  + " |")
     lines.append("| whole build, for scale | " + " | ".join(f"{r['build_seconds']:.0f} s" for r in results) + " |")
     lines.append("")
+    lines.append("* The dbt wall time is mostly dbt's own start (parsing the whole project) on the loaded machine; "
+                 "the four models take the sum of their rows.")
     for r in results:
         lines.append(f"* {r['name']}: {r['runs']} runs, {r['candidates']:,} candidate rows (setup x run x realized "
                      f"sentence); suggest-training wrote {r['suggest_written']} sentences of {r['suggest_treebank']} "
