@@ -68,6 +68,16 @@ def _name_map(value):
     return value
 
 
+def _tuning_map(value):
+    """Target corpus -> a different tuning corpus (tuning on the target itself would not leave out)."""
+    value = _name_map(value)
+    return None if value is None or any(k == v for k, v in value.items()) else value
+
+
+def _name_list(value):
+    return value if isinstance(value, list) and all(_text(v) for v in value) else None
+
+
 @dataclass(frozen=True)
 class Var:
     name: str
@@ -117,6 +127,11 @@ VARS = (
     Var("lambre_reference_team", "reference", "a team name", lambda v: v if _text(v) else None,
         "rule_trends, campaign_trends: this team's runs are human reference translations, scored apart "
         "from the systems (L'AMBRE paper, Figure 5)"),
+    Var("ensemble_tuning_corpus", {}, 'a JSON object of target corpus to another corpus, e.g. {"en_ewt_test": "en_ewt_dev"}',
+        _tuning_map, "ensemble_selection (SPEC 12): also learn each target's per-relation DEA on this corpus's runs "
+        "(same team and run); every corpus also learns on itself, leaving the sentence out"),
+    Var("ensemble_exclude_runs", [], 'a JSON list of submission ids, e.g. ["demo/en_ewt_demo/baseline/gold"]',
+        _name_list, "ensemble_selection: runs that are never candidates (a copy of the reference, say)"),
     Var("processor", "aligned", "aligned or stanza", _one_of(PROCESSORS),
         "how output sentences became words", set_by="--processor"),
     Var("stanza_processors", {}, "a JSON object of language to stanza processor ids", _name_map,

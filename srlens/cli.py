@@ -32,13 +32,15 @@ EPILOG = """examples:
   srlens query "$(cat sql/examples/worst_relations_of_a_system.sql)"
   srlens report report/
   srlens export-parquet exports/
+  srlens suggest-training --submission sr19/en_ewt/ims/1 --treebank en_ewt_train --sentences 500 --out more.conllu
 
 environment: SRLENS_WAREHOUSE (the warehouse file), SRLENS_PROCESSOR (build --processor),
 SRLENS_STANZA_DIR (build --stanza-dir). Add --debug before the command to see a traceback.
 """
 
 # Commands that read an existing warehouse: a missing file is an error, not a new empty warehouse.
-NEEDS_WAREHOUSE = ("build", "query", "examples", "report", "status", "export-parquet", "baseline")
+NEEDS_WAREHOUSE = ("build", "query", "examples", "report", "status", "export-parquet", "baseline",
+                   "suggest-training")
 # What a name may hold (loaders/names.py), for the help of the options that take one.
 NAMES = "a name: letters, digits and . _ - +"
 
@@ -274,6 +276,25 @@ def parser():
                                "manual rules, and the last build (when, how long, processor, stanza models, "
                                "versions), and whether anything was loaded since. Example: srlens status")
 
+    c = sub.add_parser("suggest-training", help="write the treebank sentences richest in a run's weak spots",
+                       description="Training-data selection (error-focused augmentation): write the sentences "
+                                   "of a loaded treebank with the most edges of the run's weakest relations and "
+                                   "occurrences of its most suspicious subtrees (docs/definitions.md), as their "
+                                   "original CoNLL-U blocks, richest first, and print what was targeted. Example: "
+                                   "srlens suggest-training --submission demo/en_ewt_demo/perturb/swaps "
+                                   "--treebank en_ewt_train --sentences 500 --out more.conllu")
+    c.add_argument("--submission", required=True, help="the run, a submission_id of submission_scores")
+    c.add_argument("--treebank", required=True, help="a loaded and built corpus to pick from (normally a train split)")
+    c.add_argument("--sentences", required=True, type=int, metavar="N", help="how many sentences to write")
+    c.add_argument("--out", required=True, metavar="FILE.conllu", help="the CoNLL-U file to write (replaced)")
+    c.add_argument("--relations", type=int, default=5, help="weakest relations targeted (default: %(default)s)")
+    c.add_argument("--min-edges", type=int, default=5,
+                   help="a relation needs this many edges in the run to be targeted (default: %(default)s)")
+    c.add_argument("--subtrees", type=int, default=5,
+                   help="most suspicious subtrees targeted (default: %(default)s)")
+    c.add_argument("--view", default="dep", choices=("dep", "pos", "pos_dep", "lemma"),
+                   help="the view of the subtrees (default: %(default)s)")
+
     c = sub.add_parser("export-parquet", help="write every mart as a Parquet file",
                        description="Write each mart (the tables of the main schema, SPEC section 11) to "
                                    "OUT_DIR/<mart>.parquet, replacing files of the same name, for tools that "
@@ -369,6 +390,11 @@ def run(args):
     elif args.command == "status":
         from srlens.status import status
         sys.stdout.write(status(args.warehouse).rstrip("\n") + "\n")
+    elif args.command == "suggest-training":
+        from srlens.suggest import report, suggest
+        for line in report(suggest(args.warehouse, args.submission, args.treebank, args.sentences, args.out,
+                                   args.relations, args.subtrees, args.view, args.min_edges), args.out):
+            say(line)
     elif args.command == "export-parquet":
         from srlens.export import export_parquet
         paths = export_parquet(args.warehouse, args.out_dir)

@@ -24,7 +24,9 @@ MODELS = sorted(p.stem for p in (DBT_PROJECT_DIR / "models").rglob("*.sql"))
 # Model -> the Python UDFs it calls. Another engine needs each of these (docs/scaling.md).
 UDF_MODELS = {
     "bucket_scores": {"srlens_bleu_from_stats"},
+    "ensemble_selection": {"srlens_bleu_from_stats"},
     "entropy_dea_correlation": {"srlens_spearman"},
+    "int_ensemble_runs": {"srlens_bleu_from_stats"},
     "int_output_words": {"srlens_aligned_words"},
     "int_resample_weights": {"srlens_bootstrap_counts", "srlens_ar_swaps"},
     "int_sentence_flux_weight": {"srlens_mean_flux_weight"},
@@ -45,6 +47,7 @@ UDF_MODELS = {
 SPARK_GAPS = {
     "entropy_dea_correlation": {"order dropped"},
     "int_aligned_sentences": {"order dropped"},
+    "int_ensemble_candidates": {"function list_sum", "order dropped"},
     "int_aligned_vocabulary": {"order dropped"},
     "int_lambre_argstruct_candidates": {"order dropped"},
     "error_examples": {"order dropped"},

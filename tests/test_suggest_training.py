@@ -1,0 +1,115 @@
+"""`srlens suggest-training` on the shared build (the demo and en_ewt test): the file is valid
+CoNLL-U made of the treebank's own blocks, and holds the sentences a plain Python reading of
+docs/definitions.md picks (reference trees and subtrees from tests/reference_*.py)."""
+
+import conllu
+import pytest
+
+from srlens.cli import main
+from tests.conftest import EN_EWT_TEST
+from tests.reference_metrics import base_relation, read_analysis_trees
+from tests.reference_mining import sentence_subtrees
+
+RUN = "demo/en_ewt_demo/perturb/advmod_moved"
+N = 25
+
+
+def plain_targets(con, submission_id, relations=5, subtrees=5, view="dep", min_edges=5):
+    run_dea = con.execute("select dea from submission_scores where submission_id = ?", [submission_id]).fetchone()[0]
+    rows = con.execute("select relation, dea, edges from dea_by_relation where submission_id = ?",
+                       [submission_id]).fetchall()
+    weak = sorted((r for r in rows if r[2] >= min_edges and r[1] < run_dea), key=lambda r: (r[1], -r[2], r[0]))
+    rows = con.execute("select subtree, suspicion, c_f from suspicious_subtrees "
+                       "where submission_id = ? and view = ? and is_suspicious", [submission_id, view]).fetchall()
+    suspicious = sorted(rows, key=lambda r: (-r[1], -r[2], r[0]))
+    return [r[0] for r in weak[:relations]], [r[0] for r in suspicious[:subtrees]]
+
+
+def plain_pick(trees, relations, subtrees, n, view="dep"):
+    """[(sent_id, richness)] richest first, and {target: instances in the whole treebank}."""
+    ranked, totals = [], {}
+    for tree in trees:
+        hits = {}
+        for deprel, head in zip(tree.deprels, tree.heads):
+            if head and base_relation(deprel) in relations:
+                hits[base_relation(deprel)] = hits.get(base_relation(deprel), 0) + 1
+        found = sentence_subtrees(tree)
+        for subtree in subtrees:
+            if found.get((view, subtree)):
+                hits[subtree] = len(found[(view, subtree)])
+        for key, count in hits.items():
+            totals[key] = totals.get(key, 0) + count
+        if hits:
+            ranked.append((-sum(hits.values()), tree.n, tree.sentence_index, tree.sent_id, hits))
+    ranked.sort(key=lambda r: r[:3])
+    return ranked[:n], totals
+
+
+def blocks_of(path):
+    """sent_id -> the sentence's block in the file, as written there (without the blank line)."""
+    blocks = {}
+    for block in path.read_text(encoding="utf-8").split("\n\n"):
+        if block.strip():
+            sent_id = next(line.split("=", 1)[1].strip() for line in block.splitlines()
+                           if line.startswith("# sent_id"))
+            blocks[sent_id] = block.strip("\n")
+    return blocks
+
+
+def test_writes_the_richest_sentences_as_a_plain_reading_picks(warehouse_con, built_warehouse, tmp_path, capsys):
+    out = tmp_path / "more.conllu"
+    assert main(["--warehouse", str(built_warehouse), "suggest-training", "--submission", RUN,
+                 "--treebank", "en_ewt_test", "--sentences", str(N), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+
+    relations, subtrees = plain_targets(warehouse_con, RUN)
+    assert relations[0] == "advmod"  # advmod_moved keeps no advmod edge
+    picked, totals = plain_pick(read_analysis_trees(EN_EWT_TEST), relations, subtrees, N)
+
+    sentences = conllu.parse(out.read_text(encoding="utf-8"))
+    assert len(sentences) == N
+    assert [s.metadata["sent_id"] for s in sentences] == [p[3] for p in picked]
+    original = blocks_of(EN_EWT_TEST)
+    written = blocks_of(out)
+    assert all(written[sent_id] == original[sent_id] for sent_id in written)  # comments and lines kept
+
+    for key in relations + subtrees:
+        chosen = sum(p[4].get(key, 0) for p in picked)
+        assert f" {key} " in printed and f"instances chosen {chosen} of {totals.get(key, 0)} in en_ewt_test" in \
+            next(line for line in printed.splitlines() if f" {key} " in line)
+    assert f"wrote {N} sentences of en_ewt_test" in printed
+    assert f"{-sum(p[0] for p in picked)} target instances" in printed
+
+
+def test_fewer_sentences_hold_a_target_than_asked(built_warehouse, tmp_path, capsys):
+    """Only the sentences with a target are written, and the command says so."""
+    out = tmp_path / "few.conllu"
+    assert main(["--warehouse", str(built_warehouse), "suggest-training", "--submission", RUN,
+                 "--treebank", "en_ewt_test", "--sentences", "5000", "--out", str(out),
+                 "--relations", "1", "--subtrees", "0"]) == 0
+    printed = capsys.readouterr().out
+    trees = read_analysis_trees(EN_EWT_TEST)
+    with_advmod = [t.sent_id for t in trees
+                   if any(h and base_relation(d) == "advmod" for d, h in zip(t.deprels, t.heads))]
+    assert sorted(s.metadata["sent_id"] for s in conllu.parse(out.read_text(encoding="utf-8"))) == sorted(with_advmod)
+    assert f"(only {len(with_advmod)} sentences hold a target)" in printed
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--submission", "demo/en_ewt_demo/perturb/advmod_move"], "did you mean demo/en_ewt_demo/perturb/advmod_moved"),
+    (["--treebank", "en_ewt_tset"], "--treebank en_ewt_tset: no such corpus is loaded"),
+    (["--sentences", "0"], "--sentences takes a whole number, 1 or more, got 0"),
+    (["--relations", "0", "--subtrees", "0"], "nothing to target"),
+    (["--out", "nosuchdir/x.conllu"], "no folder"),
+])
+def test_refuses_bad_arguments_in_one_line_and_writes_nothing(built_warehouse, tmp_path, capsys, monkeypatch,
+                                                             arguments, message):
+    monkeypatch.chdir(tmp_path)
+    given = {"--submission": RUN, "--treebank": "en_ewt_test", "--sentences": "3", "--out": "x.conllu"}
+    for flag, value in zip(arguments[::2], arguments[1::2]):
+        given[flag] = value
+    argv = [a for flag, value in given.items() for a in (flag, value)]
+    assert main(["--warehouse", str(built_warehouse), "suggest-training", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("srlens: error: ") and message in err
+    assert list(tmp_path.iterdir()) == []
