@@ -4,7 +4,18 @@ examples of error_examples, each linked to its sentence page."""
 
 from itertools import groupby
 
-from srlens.report.markup import Html, esc, fmt, link, missing, note, page, short, slug, table
+from srlens.report.markup import (
+    Html,
+    esc,
+    fmt,
+    link,
+    missing,
+    note,
+    page,
+    short,
+    slug,
+    table,
+)
 from srlens.report.queries import (
     SQL_RUN_BUCKETS,
     SQL_RUN_EXAMPLES,
