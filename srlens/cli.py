@@ -266,9 +266,10 @@ def parser():
                        description="Write a self-contained static HTML report of the built warehouse: per "
                                    "campaign and corpus, corpus statistics, submissions ranked by each score, "
                                    "metric correlations, DEA per relation, projectivity, suspicious subtrees "
-                                   "and rule scores; the SQL behind each figure is one click away. "
+                                   "and rule scores; the SQL behind each figure is one click away. Who beats "
+                                   "whom, bucket plots, a page per run and per example sentence (its tree). "
                                    "Example: srlens report report/ && open report/index.html")
-    c.add_argument("out_dir", help="folder to write index.html (and its figures) into; created if missing")
+    c.add_argument("out_dir", help="folder to write index.html, runs/ and sentences/ into; created if missing")
 
     sub.add_parser("status", help="tell what is loaded and built",
                    description="What the warehouse holds, read-only: corpora (language, sentences, words, "

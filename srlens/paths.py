@@ -17,3 +17,4 @@ RAW_SCHEMA_SQL = SQL_DIR / "raw_schema.sql"
 SQL_EXAMPLES_DIR = SQL_DIR / "examples"
 UDF_DIR = _ROOT / "udfs"
 DEMO_DATA_DIR = PACKAGE_DIR / "demo_data" if INSTALLED else _ROOT / "demo" / "data"
+REPORT_ASSETS_DIR = PACKAGE_DIR / "report" / "assets"  # inside the package in both layouts

@@ -295,10 +295,11 @@ def test_demo_correlations_equal_scipy_and_holm(warehouse_con):
 
 def test_correlation_summary_aggregates_the_submissions(warehouse_con):
     rows = warehouse_con.execute(
-        "select submission_id, corpus, team, metric_a, metric_b, rho, significant from metric_correlations").fetchall()
+        "select submission_id, corpus, team, campaign, metric_a, metric_b, rho, significant "
+        "from metric_correlations").fetchall()
     groups = defaultdict(list)
-    for _, corpus, team, a, b, rho, significant in rows:
-        for scope, value in (("all", "all"), ("corpus", corpus), ("team", team)):
+    for _, corpus, team, campaign, a, b, rho, significant in rows:
+        for scope, value in (("all", "all"), ("corpus", corpus), ("team", team), ("campaign", campaign)):
             groups[(scope, value, a, b)].append((rho, significant))
     got = {r[:4]: r[4:] for r in warehouse_con.execute(
         "select scope, scope_value, metric_a, metric_b, submissions, rho_median, rho_mean, "

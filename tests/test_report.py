@@ -1,20 +1,23 @@
 """`srlens report`: the HTML report's numbers against the marts, its behaviour on empty marts and
-unbuilt warehouses, and the page as headless Chromium renders it (DOM and screenshot)."""
+unbuilt warehouses, the run and sentence pages of the explorer, and the pages as headless Chromium
+renders them (DOM, screenshots, and a click-through driven over WebDriver)."""
 
 import html
 import os
 import re
 import shutil
 import subprocess
+import time
 from html.parser import HTMLParser
 
 import duckdb
 import pytest
 from matplotlib.image import imread
 
-from srlens import report as rpt
 from srlens.cli import main
+from srlens.report import queries as rpt
 from srlens.report import write_report
+from tests.webdriver import ELEMENT, ENTER, Browser
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -212,6 +215,7 @@ def test_projectivity_table_keeps_untested_medians(page, page_text):
 
 def test_every_query_is_shown_verbatim_with_its_parameters(page_text, page):
     for name in ["SQL_CAMPAIGNS", "SQL_CORPUS_STATS", "SQL_RANKING", "SQL_CORPUS_DEA", "SQL_PROJECTIVITY",
+                 "SQL_SIGNIFICANCE", "SQL_BUCKETS",
                  "SQL_CORPUS_SUBTREES", "SQL_RULES", "SQL_CAMPAIGN_CORRELATIONS", "SQL_CORPUS_CORRELATIONS",
                  "SQL_CAMPAIGN_DEA", "SQL_CAMPAIGN_SUBTREES", "SQL_UNUSED_CORPORA"]:
         assert f"<pre>{html.escape(getattr(rpt, name))}</pre>" in page_text, name
@@ -222,10 +226,18 @@ def test_every_query_is_shown_verbatim_with_its_parameters(page_text, page):
     assert "No rule scores" in page_text  # aligned: no parse, so no rule fired
 
 
-def test_page_is_self_contained(page_text):
+def test_page_is_self_contained(page_text, page_path):
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", page_text, re.I)
-    assert not re.search(r"<(script|link|iframe|img)\b|@import|url\(\s*['\"]?https?", page_text, re.I)
-    assert page_text.count("<svg") == 9  # campaign heatmap; ranking, heatmap, DEA, projectivity x 2 corpora
+    assert not re.search(r"<(iframe|img)\b|@import|url\(\s*['\"]?https?", page_text, re.I)
+    # the only script and style sheet are the shipped ones, next to the page
+    assert re.findall(r"<script\b[^>]*>", page_text) == ['<script src="report.js" defer>']
+    assert re.findall(r"<link\b[^>]*>", page_text) == ['<link rel="stylesheet" href="report.css">']
+    # every link of the page goes to a file the report wrote (run pages) or to an anchor of the page
+    targets = set(re.findall(r'(?:href|src)="(?!data:)([^"#]+)', page_text))  # data: the colour bars' PNG
+    assert {"report.js", "report.css"} < targets and any(t.startswith("runs/") for t in targets)
+    assert all((page_path.parent / t).is_file() for t in targets)
+    # campaign heatmap; ranking, buckets, heatmap, DEA, projectivity x 2 corpora
+    assert page_text.count("<svg") == 11
     # the charts share one document: ids are unique and every reference finds its target
     ids = re.findall(r'\bid="([^"]*)"', page_text)
     assert len(ids) == len(set(ids))
@@ -242,6 +254,9 @@ def small_warehouse(built_warehouse, path, edit):
     c.execute(f"attach '{built_warehouse}' as src (read_only)")
     for mart in rpt.REQUIRED_MARTS:
         c.execute(f"create table main.{mart} as select * from src.main.{mart}")
+    c.execute("create schema intermediate")  # the sentence view's trees and output words
+    for table in ("int_analysis_words", "int_output_words"):
+        c.execute(f"create table intermediate.{table} as select * from src.intermediate.{table}")
     c.execute("detach src")
     for sql in edit:
         c.execute(sql)
@@ -304,15 +319,20 @@ def test_empty_marts_give_notes_not_errors(built_warehouse, tmp_path):
 def test_single_submission_corpus(built_warehouse, tmp_path):
     keep = "demo/fr_gsd_demo/baseline/hall_nemec"
     wh = small_warehouse(built_warehouse, tmp_path / "w.duckdb", [
-        f"delete from {mart} where submission_id like 'demo/fr_gsd_demo/%' and submission_id <> '{keep}'"
-        for mart in rpt.REQUIRED_MARTS if mart not in ("corpus_stats", "suspicious_subtrees_summary")])
-    page = Page(write_report(wh, tmp_path / "out").read_text())
+        *(f"delete from {mart} where submission_id like 'demo/fr_gsd_demo/%' and submission_id <> '{keep}'"
+          for mart in rpt.REQUIRED_MARTS
+          if mart not in ("corpus_stats", "suspicious_subtrees_summary", "correlation_summary",
+                          "pairwise_significance")),
+        "delete from pairwise_significance where corpus = 'fr_gsd_demo'"])  # one run: no pair
+    text = write_report(wh, tmp_path / "out").read_text()
+    page = Page(text)
+    assert "No pair of runs to compare (one run on this corpus)." in text
     rows = as_dicts(page.table_after("fr_gsd_demo (demo)", "Submissions ranked by each score"))
     assert [r["submission"] for r in rows] == ["baseline/hall_nemec"]
     assert rows[0]["BLEU (corpus)"].endswith("(#1)")
     dea = as_dicts(page.table_after("fr_gsd_demo (demo)", "DEA per relation across submissions, worst first"))
     assert {r["submissions"] for r in dea} == {"1"} and all(r["min"] == r["max"] for r in dea)
-    assert len(page.svgs) == 9  # one run still gets every chart
+    assert len(page.svgs) == 11  # one run still gets every chart
 
 
 def test_unbuilt_or_missing_warehouse_is_one_clear_error(tmp_path, capsys):
@@ -357,12 +377,13 @@ def test_chromium_renders_the_headings_charts_and_sql(page_path, tmp_path):
                     (3, "fr_gsd_demo (demo)"), (4, "Submissions ranked by each score"),
                     (4, "Median Spearman ρ between metrics"), (4, "DEA per relation across submissions, worst first"),
                     (4, "Projective vs non-projective sentences"), (4, "Top suspicious subtrees"),
-                    (4, "Rule scores per rule"), (2, "Treebanks without submissions")]:
+                    (4, "Rule scores per rule"), (4, "Who beats whom: paired significance"),
+                    (4, "Scores by kind of sentence (buckets)"), (2, "Treebanks without submissions")]:
         assert heading in headings
-    assert len(rendered.svgs) == 9
+    assert len(rendered.svgs) == 11
     assert "median Spearman rho" in rendered.svgs[0] and "baseline/hall_nemec" in rendered.svgs[1]
-    # campaign list, 4 campaign analyses, 6 per corpus, unused treebanks
-    assert dom.count("<details") == dom.count("<summary>SQL</summary>") == 1 + 4 + 2 * 6 + 1
+    # campaign list, 4 campaign analyses, 8 per corpus, unused treebanks
+    assert dom.count("<details") == dom.count("<summary>SQL</summary>") == 1 + 4 + 2 * 8 + 1
 
     shot = tmp_path / "page.png"
     run_chromium([f"--screenshot={shot}", "--window-size=1280,3000", url], tmp_path, "shot")
@@ -374,3 +395,241 @@ def test_chromium_renders_the_headings_charts_and_sql(page_path, tmp_path):
     # them, about 1.1% of this first screen with the campaign's heatmap
     saturated = (pixels.max(axis=2) - pixels.min(axis=2)) > 0.3
     assert saturated.mean() > 0.003
+
+
+# --------------------------------------------------------------------------- the explorer's pages
+
+
+def corpus_part(page_text, anchor, next_anchor):
+    """The HTML of one corpus section of the overview."""
+    return page_text[page_text.index(f'id="{anchor}"'):page_text.index(f'id="{next_anchor}"')]
+
+
+SIGNIFICANCE_CELL = re.compile(
+    r'<td class="(win|lose|tie)" title="([^":]+): ([^"]+?) - ([^"]+?): [^"]*">([+-]\d\.\d{3})<br>'
+    r'<span class="ci">\[([^,]+), ([^\]]+)\]</span><br><span class="p">p ([^<]+)</span></td>')
+
+
+@pytest.mark.parametrize("corpus, anchor, next_anchor", [("en_ewt_demo", "c0-k0", "c0-k1"),
+                                                         ("fr_gsd_demo", "c0-k1", "unused")])
+def test_significance_matrices_show_every_pair_of_the_mart(page_text, con, corpus, anchor, next_anchor):
+    cells = SIGNIFICANCE_CELL.findall(corpus_part(page_text, anchor, next_anchor))
+    got = {(html.unescape(m), a, b): (cls, delta, low, high, p) for cls, m, a, b, delta, low, high, p in cells}
+    assert len(got) == len(cells) == 2 * 8 * 7  # BLEU and DEA, every ordered pair of 8 runs
+    expected = {}
+    for metric, a, b, winner, delta, low, high, p in con.execute("""
+            select p.metric, sa.team || '/' || sa.run, sb.team || '/' || sb.run, p.winner, p.delta,
+                   p.ci_low, p.ci_high, p.p_value
+            from pairwise_significance p
+            join submission_scores sa on sa.submission_id = p.submission_a
+            join submission_scores sb on sb.submission_id = p.submission_b
+            where p.corpus = ? and p.metric in ('corpus_bleu', 'dea')""", [corpus]).fetchall():
+        label = {"corpus_bleu": "BLEU (corpus)", "dea": "DEA (micro)"}[metric]
+        expected[label, a, b] = ({"a": "win", "b": "lose"}.get(winner, "tie"), f"{delta:+.3f}",
+                                 f"{low:.3f}", f"{high:.3f}", f"{p:.2e}" if p < 0.001 else f"{p:.3f}")
+    assert got == expected
+    # the demo's finding: a run beats its degraded copies, and some pairs are not told apart
+    assert got["DEA (micro)", "baseline/gold", "perturb/drops"][0] == "win"
+    assert got["DEA (micro)", "perturb/drops", "baseline/gold"][0] == "lose"
+    assert {v[0] for v in got.values()} == {"win", "lose", "tie"}
+
+
+def test_bucket_charts_plot_every_dimension_and_run(page, con):
+    charts = [svg for svg in page.svgs if "sentence length" in svg]
+    assert len(charts) == 2  # one per demo corpus
+    runs = [r for (r,) in con.execute("select team || '/' || run from submission_scores where corpus = 'en_ewt_demo'")
+            .fetchall()]
+    dimensions = [d for (d,) in con.execute("select distinct dimension from bucket_scores").fetchall()]
+    assert len(dimensions) == 7
+    for dimension in dimensions:
+        assert dimension.replace("_", " ") in charts[0]
+    assert all(run in charts[0] for run in runs)
+
+
+SWAPS = "demo/en_ewt_demo/perturb/swaps"
+
+
+def test_run_page_lists_weakest_relations_and_subtrees_with_their_examples(page_path, con):
+    from srlens.report.markup import short
+    from srlens.report.runs import examples_anchor, run_file
+
+    text = (page_path.parent / run_file(SWAPS)).read_text(encoding="utf-8")
+    run_page = Page(text)
+    relations = as_dicts(run_page.table_after("Weakest relations"))
+    expected = con.execute("""
+        select d.relation, d.edges, d.dea, count(x.rank)
+        from dea_by_relation d
+        left join error_examples x on x.submission_id = d.submission_id and x.kind = 'relation' and x.key = d.relation
+        where d.submission_id = ?
+        group by all order by d.dea, d.edges desc, d.relation""", [SWAPS]).fetchall()
+    assert [(r["relation"], r["edges"], r["DEA"], r["examples"]) for r in relations] == [
+        (rel, f"{edges:,}", f"{dea:.3f}", "–" if n == 0 else f"{n} example{'s' if n != 1 else ''}")
+        for rel, edges, dea, n in expected]
+    assert relations[0]["DEA"] < relations[-1]["DEA"]
+    # each relation with examples links to its section, which lists the mart's examples in rank order
+    for relation, _, _, n in expected:
+        if n:
+            anchor = examples_anchor("relation", relation)
+            assert f'href="#{anchor}"' in text and f'id="{anchor}"' in text
+    worst = expected[0][0]
+    shown = as_dicts(run_page.table_after(f"relation {worst}"))
+    ranked = con.execute("""select sent_id, missed, key_missed, key_edges from error_examples
+                            where submission_id = ? and kind = 'relation' and key = ? order by rank""",
+                         [SWAPS, worst]).fetchall()
+    assert [(r["sentence"], r["missed edges"], r[f"missed {worst}"]) for r in shown] == [
+        (short(s), str(m), f"{km} of {ke}") for s, m, km, ke in ranked]
+    assert all(f'title="{s}">{short(s)}</a>' in text for s, _, _, _ in ranked)
+
+    subtrees = as_dicts(run_page.table_after("Most suspicious subtrees"))
+    expected = con.execute("""
+        select view, subtree, suspicion from suspicious_subtrees where submission_id = ? and is_suspicious
+        qualify row_number() over (partition by view order by suspicion desc, subtree) <= ?
+        order by view, suspicion desc, subtree""", [SWAPS, rpt.TOP_SUBTREES]).fetchall()
+    assert [(r["view"], r["subtree"], r["S(f)"]) for r in subtrees] == [(v, s, f"{x:.3f}") for v, s, x in expected]
+    linked = [r for r in subtrees if r["examples"] != "–"]
+    assert linked and all(f'id="{examples_anchor("subtree", r["subtree"], r["view"])}"' in text for r in linked)
+
+    buckets = as_dicts(run_page.table_after("Buckets"))
+    expected = con.execute("select dimension, bucket, dea from bucket_scores where submission_id = ? "
+                           "order by dimension, bucket_no", [SWAPS]).fetchall()
+    assert [(r["dimension"], r["bucket"], r["DEA"]) for r in buckets] == [
+        (d, b, "–" if v is None else f"{v:.3f}") for d, b, v in expected]
+
+
+def class_tokens(text):
+    return [token for attr in re.findall(r'class="([^"]*)"', text) for token in attr.split()]
+
+
+def test_sentence_pages_are_the_examples_and_draw_every_missed_edge(page_path, con):
+    from srlens.report.runs import sentence_file
+
+    expected = con.execute("select distinct submission_id, sent_idx, missed, edges from error_examples").fetchall()
+    written = {p.relative_to(page_path.parent).as_posix() for p in (page_path.parent / "sentences").rglob("*.html")}
+    assert written == {sentence_file(s, i) for s, i, _, _ in expected}  # only example sentences get a page
+    assert len(written) > 500
+    for submission_id, sent_idx, missed, edges in expected:
+        text = (page_path.parent / sentence_file(submission_id, sent_idx)).read_text(encoding="utf-8")
+        tree = text[text.index("<svg"):text.index("</svg>")]
+        tokens = class_tokens(tree)
+        assert tokens.count("missed") == missed, (submission_id, sent_idx)
+        assert len(re.findall(r'<path class="arc(?: missed)?"', tree)) == edges  # one arc per reference edge
+        assert tokens.count("root") >= 1
+
+
+def test_tree_draws_a_hand_made_sentence():
+    from srlens.report.sentences import aligned_words
+    from srlens.report.tree import tree_svg
+
+    # "the cat saw the dog" realized as "the dog saw the cat": the k-th 'the' of one aligns with
+    # the k-th of the other; the reference's det of dog (head 5, dependent 4) and obj are missed.
+    ref = [{"pos": i, "form": f, "lemma_lower": f, "head_pos": h, "deprel": d, "occurrence": o}
+           for i, f, h, d, o in [(1, "the", 2, "det", 1), (2, "cat", 3, "nsubj", 1), (3, "saw", 0, "root", 1),
+                                 (4, "the", 5, "det", 2), (5, "dog", 3, "obj", 1)]]
+    out = [{"pos": i, "form": f, "lemma_lower": f, "occurrence": o}
+           for i, f, o in [(1, "the", 1), (2, "dog", 1), (3, "saw", 1), (4, "the", 2), (5, "cat", 1)]]
+    words, output = aligned_words(ref, out)
+    assert [w["aligned"] for w in words] == [1, 5, 3, 4, 2]
+    assert [w["aligned"] for w in output] == [1, 5, 3, 4, 2]
+    svg = tree_svg(words, output, {(5, 4), (3, 5)})
+    tokens = class_tokens(svg)
+    assert tokens.count("missed") == 2 and tokens.count("arc") == 5 and tokens.count("root") == 1
+    missed = re.findall(r'<path class="arc missed"[^>]*data-head="(\d+)" data-dep="(\d+)"', svg)
+    assert sorted(missed) == [("3", "5"), ("5", "4")]
+    assert svg.count('class="align"') == 5  # every word has its counterpart
+
+
+# --------------------------------------------------------------------------- clicking through
+
+
+def chromedriver():
+    path = shutil.which("chromedriver")
+    if path is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI needs chromedriver for the report test (apt-get install chromium-driver)")
+        pytest.skip("chromedriver not installed (apt-get install chromium-driver)")
+    return path
+
+
+def wait_for(condition, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+RED = "rgb(221, 17, 17)"
+
+
+def test_explorer_click_through_in_chromium(page_path, con, tmp_path):
+    from srlens.report.runs import examples_anchor, run_file, sentence_file
+
+    browser = Browser(chromedriver(), chromium(),
+                      [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,1000"])
+    try:
+        browser.get(page_path.resolve().as_uri())
+        assert browser.js("return document.documentElement.scrollWidth") <= 1280  # readable at 1,280 px
+        browser.screenshot(tmp_path / "index.png")
+
+        # go to a run by keyboard: its link in the English ranking takes focus visibly, Enter opens it
+        run_link = browser.js("""return [...document.querySelectorAll('#c0-k0 ~ table.ranking a')]
+                                 .find(a => a.textContent === 'perturb/swaps')""")[ELEMENT]
+        assert browser.js("arguments[0].focus(); return getComputedStyle(arguments[0]).outlineStyle",
+                          browser.element(run_link)) == "solid"
+        browser.type(run_link, ENTER)
+        wait_for(lambda: browser.url.endswith(run_file(SWAPS)) and
+                 browser.js("return document.readyState") == "complete")
+        assert browser.js("return document.documentElement.scrollWidth") <= 1280
+        browser.screenshot(tmp_path / "run.png")
+
+        # sort the weakest relations by edges (ascending, then descending), then filter them
+        def column(n):
+            return browser.js(f"""return [...document.querySelectorAll('table.relations tbody tr')]
+                                  .filter(r => !r.hidden).map(r => r.cells[{n}].textContent)""")
+
+        dea = [float(v) for v in column(3)]
+        assert dea == sorted(dea)  # as written: worst first
+        edges = [int(v.replace(",", "")) for v in column(1)]
+        assert edges != sorted(edges)
+        edges_header = browser.find("table.relations th:nth-child(2) button")
+        browser.click(edges_header)
+        assert [int(v.replace(",", "")) for v in column(1)] == sorted(edges)
+        assert browser.js("return document.querySelector('table.relations th:nth-child(2)')"
+                          ".getAttribute('aria-sort')") == "ascending"
+        browser.click(edges_header)
+        assert [int(v.replace(",", "")) for v in column(1)] == sorted(edges, reverse=True)
+        relations = sorted(column(0))
+        browser.type(browser.js("return document.querySelector('table.relations').previousElementSibling")[ELEMENT],
+                     "nsubj")
+        assert column(0) == ["nsubj"]
+        browser.type(browser.js("return document.querySelector('table.relations').previousElementSibling")[ELEMENT],
+                     "\ue003" * 5)  # backspace: every row is back
+        assert sorted(column(0)) == relations
+
+        # open the worst relation, then its worst example
+        relation, = con.execute("""select relation from dea_by_relation d where submission_id = ? and exists
+                                   (select 1 from error_examples x where x.submission_id = d.submission_id
+                                    and x.kind = 'relation' and x.key = d.relation)
+                                   order by dea, edges desc, relation limit 1""", [SWAPS]).fetchone()
+        anchor = examples_anchor("relation", relation)
+        browser.click(browser.find(f'table.relations a[href="#{anchor}"]'))
+        assert browser.url.endswith(f"#{anchor}")
+        assert browser.js(f"return document.getElementById('{anchor}').getBoundingClientRect().top") < 100
+        sent_idx, missed, edges = con.execute("""select sent_idx, missed, edges from error_examples where
+                                                 submission_id = ? and kind = 'relation' and key = ? and rank = 1""",
+                                              [SWAPS, relation]).fetchone()
+        browser.click(browser.find(f"#{anchor} table a"))
+        wait_for(lambda: browser.url.endswith(sentence_file(SWAPS, sent_idx)))
+
+        # the tree: one arc per reference edge, the missed ones (as many as the mart says) in red
+        assert browser.js("return document.querySelectorAll('svg.tree .missed').length") == missed > 0
+        assert browser.js("return document.querySelectorAll('svg.tree path.arc:not(.root)').length") == edges
+        strokes = browser.js("""return [...document.querySelectorAll('svg.tree path.arc:not(.root)')]
+                                .map(p => [p.classList.contains('missed'), getComputedStyle(p).stroke])""")
+        assert {s for m, s in strokes if m} == {RED} and RED not in {s for m, s in strokes if not m}
+        assert browser.js("return document.documentElement.scrollWidth") <= 1280
+        shot = browser.screenshot(tmp_path / "sentence.png")
+        pixels = imread(shot)[..., :3]
+        red = (pixels[..., 0] > 0.75) & (pixels[..., 1] < 0.25) & (pixels[..., 2] < 0.25)
+        assert red.sum() > 200  # the highlighted arcs are drawn
+    finally:
+        browser.close()

@@ -49,7 +49,8 @@ def test_the_wheel_has_one_import_name_and_its_data(wheel):
     assert tops == {"srlens"} | dist_info and len(dist_info) == 1, tops  # no top-level loaders/ or udfs/
     for needed in ("srlens/loaders/load.py", "srlens/udfs/plugin.py", "srlens/sql/raw_schema.sql",
                    "srlens/dbt_project/dbt_project.yml", "srlens/dbt_project/profiles.yml",
-                   "srlens/demo_data/manifest.csv", "srlens/demo_data/LICENSE.txt"):
+                   "srlens/demo_data/manifest.csv", "srlens/demo_data/LICENSE.txt",
+                   "srlens/report/assets/report.js", "srlens/report/assets/report.css"):
         assert needed in names, needed
     assert not [n for n in names if "/target/" in n or "/logs/" in n or "__pycache__" in n]
 
@@ -84,6 +85,7 @@ def test_a_fresh_venv_runs_load_build_query_and_report_from_elsewhere(wheel, tmp
     assert out.splitlines()[0] == "sentences,dea" and out.splitlines()[1].startswith("200,")
     run([*srlens, "report", "report"], cwd=work, env=env)
     assert (work / "report" / "index.html").stat().st_size > 10_000
+    assert (work / "report" / "report.js").is_file() and any((work / "report" / "runs").glob("*.html"))
     # dbt's target and logs went beside the warehouse; nothing was written into the package
     after = sorted((p.relative_to(package), p.stat().st_mtime_ns) for p in package.rglob("*")
                    if "__pycache__" not in p.parts)

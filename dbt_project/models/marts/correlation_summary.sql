@@ -1,5 +1,5 @@
 -- SPEC section 10: Spearman rho of each pair of variables aggregated over submissions: over all
--- submissions, per corpus and per team (scope_value 'all' for the first). submissions counts the
+-- submissions, per corpus, per team and per campaign (scope_value 'all' for the first). submissions counts the
 -- submissions with a non-NULL rho, the ones the median and mean are over; a pair whose rho is
 -- NULL everywhere in a scope keeps its row with submissions 0.
 with c as (
@@ -12,6 +12,8 @@ scoped as (
     select 'corpus', corpus, * from c
     union all
     select 'team', team, * from c
+    union all
+    select 'campaign', campaign, * from c
 )
 
 select

@@ -27,6 +27,8 @@ select
     avg(quality_accuracy) as quality_accuracy_mean,
     avg(reorder_accuracy) as reorder_accuracy_mean,
     avg(sentences.rule_score) as rule_score_mean,
+    avg(fluency_z) as fluency_z_mean,  -- mean over the sentences with judgments; NULL without any
+    avg(adequacy_z) as adequacy_z_mean,
     any_value(r.rule_score) as rule_score,  -- L'AMBRE corpus level: mean over rules of pooled ratios
     any_value(ci.corpus_bleu_ci_low) as corpus_bleu_ci_low,  -- SPEC 12 bootstrap intervals
     any_value(ci.corpus_bleu_ci_high) as corpus_bleu_ci_high,

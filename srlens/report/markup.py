@@ -1,0 +1,113 @@
+"""HTML pieces every page uses: escaping, number formats, tables (made sortable and filterable
+by assets/report.js), notes, the SQL shown under a figure, and the page around a body."""
+
+import hashlib
+import html
+import re
+
+import numpy as np
+import pandas as pd
+
+
+class Html(str):
+    """Text that is already HTML: table() and page() insert it as it is."""
+
+
+def esc(value):
+    return value if isinstance(value, Html) else html.escape(str(value))
+
+
+def missing(value):
+    return value is None or (pd.api.types.is_scalar(value) and pd.isna(value))
+
+
+def fmt(value, digits=3):
+    """Numbers for tables: floats rounded, NULL as a dash."""
+    if missing(value):
+        return "–"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def fmt_p(value):
+    if missing(value):
+        return "–"
+    return f"{value:.2e}" if value < 0.001 else f"{value:.3f}"
+
+
+def link(href, text, title=""):
+    return Html(f'<a href="{html.escape(href)}"' + (f' title="{esc(title)}"' if title else "") + f">{esc(text)}</a>")
+
+
+def short(text, keep=20):
+    """A long identifier (a UD sent_id) cut to its end, which tells sentences of a document apart."""
+    return text if len(text) <= keep + 4 else "…" + text[-keep:]
+
+
+def sort_key(value):
+    """The data-sort attribute of a numeric cell: the JS sorts by it rather than by the shown text."""
+    if isinstance(value, (bool, np.bool_)) or missing(value):
+        return ""
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return f' data-sort="{float(value)!r}"'
+    return ""
+
+
+def cell(value, formatter):
+    """A table cell's HTML: Html (a link) as it is, anything else formatted and escaped."""
+    return value if isinstance(value, Html) else esc(formatter(value))
+
+
+def table(rows, columns, cls=""):
+    """rows: list of dicts; columns: (key, header, formatter). A formatter may return Html (a link).
+    Every table is a data table: report.js adds sorting by header and a filter box."""
+    head = "".join(f'<th scope="col">{esc(h)}</th>' for _, h, _ in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td{sort_key(row[k])}>{cell(row[k], f)}</td>" for k, _, f in columns) + "</tr>"
+        for row in rows)
+    classes = f"data {cls}".strip()
+    return f'<table class="{classes}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def records(frame):
+    return frame.to_dict("records")
+
+
+def note(text):
+    return f'<p class="note">{esc(text)}</p>'
+
+
+def sql_details(sql, params):
+    """The query and its parameters, folded under what it feeds."""
+    shown = "".join(f"\n-- ${k} = {v!r}" for k, v in params.items())
+    return (f'<details class="sql"><summary>SQL</summary><pre>{esc(sql)}</pre>'
+            + (f'<pre class="params">{esc(shown.strip())}</pre>' if params else "")
+            + "</details>")
+
+
+def slug(text):
+    """A file or anchor name for any text: its readable part and a short hash (no collisions)."""
+    readable = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_.")[:60]
+    return f"{readable}-{hashlib.sha1(str(text).encode()).hexdigest()[:8]}"
+
+
+def page(title, body, root):
+    """A whole HTML page. root: the relative path from the page to the report's top directory
+    ('' or '../..'), where report.css and report.js are."""
+    prefix = f"{root}/" if root else ""
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{esc(title)}</title>
+<link rel="stylesheet" href="{prefix}report.css">
+<script src="{prefix}report.js" defer></script></head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+{body}
+</body></html>
+"""

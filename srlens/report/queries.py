@@ -1,0 +1,286 @@
+"""The report's queries and its cut-offs: every figure of the report comes from one of these SQL
+texts, run read-only with named parameters ($campaign, $corpus, ...), and the overview page shows
+the exact text under what it feeds. The queries read marts (SPEC 11 and 12); the sentence view
+also reads the analysis trees and output words of the example sentences (intermediate schema)."""
+
+# The marts the report reads; a warehouse without them has not been built.
+REQUIRED_MARTS = ("corpus_stats", "submission_scores", "sentence_scores", "dea_by_relation",
+                  "correlation_summary", "projectivity_tests", "suspicious_subtrees",
+                  "suspicious_subtrees_summary", "lambre_rule_scores", "pairwise_significance",
+                  "bucket_scores", "error_examples")
+
+TOP_SUBTREES = 20     # per view
+TOP_RULES = 30        # worst rules by mean score
+MIN_EDGES = 20        # a relation needs this many reference edges to be shown in DEA per relation
+MAX_BARS = 40         # submissions a chart shows (tables show all)
+VIEWS = ("dep", "pos", "pos_dep", "lemma")
+SIGNIFICANCE_METRICS = {"corpus_bleu": "BLEU (corpus)", "dea": "DEA (micro)"}
+
+# Scores of submissions, in display order, with short labels (as in the framework paper).
+SCORES = {
+    "corpus_bleu": "BLEU (corpus)",
+    "dea": "DEA (micro)",
+    "simple_string_accuracy_mean": "SSA",
+    "generation_string_accuracy_mean": "GSA",
+    "simple_tree_accuracy_mean": "STA",
+    "generation_tree_accuracy_mean": "GTA",
+    "understandability_accuracy_mean": "understandability",
+    "quality_accuracy_mean": "quality",
+    "reorder_accuracy_mean": "reorder acc.",
+    "rule_score": "rule score",
+    "fluency_z_mean": "fluency (z)",
+    "adequacy_z_mean": "adequacy (z)",
+}
+
+# Sentence-level variables of the correlation study (SPEC 10), in the order of
+# int_corr_sentence_values.
+METRICS = {
+    "bleu": "BLEU", "dea": "DEA", "simple_string_accuracy": "SSA",
+    "generation_string_accuracy": "GSA", "simple_tree_accuracy": "STA",
+    "generation_tree_accuracy": "GTA", "reorder_accuracy": "reorder", "rule_score": "rule",
+    "fluency_z": "fluency", "adequacy_z": "adequacy", "tree_depth": "depth",
+    "tree_length": "length", "mean_dependency_distance": "MDD", "mean_flux_size": "MFS",
+    "mean_flux_weight": "MFW", "mean_arity": "arity",
+}
+
+# ---------------------------------------------------------------------------------------------
+# The overview page (index.html). Each is shown verbatim under what it feeds.
+
+SQL_CAMPAIGNS = """\
+select campaign, count(distinct corpus) as corpora, count(*) as submissions
+from submission_scores
+group by campaign
+order by campaign"""
+
+SQL_CORPUS_STATS = """\
+-- The treebanks of the campaign (SPEC 1): mean and sample SD of each tree metric, and the
+-- submissions the campaign has on each.
+select c.*, s.submissions
+from corpus_stats c
+join (select corpus, count(*) as submissions
+      from submission_scores
+      where campaign = $campaign
+      group by corpus) s using (corpus)
+order by c.corpus"""
+
+SQL_UNUSED_CORPORA = """\
+-- Treebanks loaded without any submission (train splits, rule treebanks, ...).
+select c.*, 0 as submissions
+from corpus_stats c
+where c.corpus not in (select corpus from submission_scores)
+order by c.corpus"""
+
+SQL_CAMPAIGN_CORRELATIONS = """\
+-- Median Spearman rho of each pair of variables over the campaign's submissions (SPEC 10).
+select metric_a, metric_b, submissions, rho_median
+from correlation_summary
+where scope = 'campaign' and scope_value = $campaign and submissions > 0"""
+
+SQL_CORPUS_CORRELATIONS = """\
+-- Median Spearman rho of each pair of variables over the corpus's submissions (SPEC 10).
+select metric_a, metric_b, submissions, rho_median
+from correlation_summary
+where scope = 'corpus' and scope_value = $corpus and submissions > 0"""
+
+SQL_CAMPAIGN_DEA = """\
+-- Macro-average DEA per base relation over the campaign's submissions, worst first (the
+-- framework paper's Table 4). edges: reference edges of the relation in the campaign's treebanks.
+with runs as (
+    select d.*
+    from dea_by_relation d
+    join submission_scores s using (submission_id)
+    where s.campaign = $campaign
+),
+edges as (
+    select relation, sum(edges)::bigint as edges
+    from (select relation, corpus, max(edges) as edges from runs group by relation, corpus)
+    group by relation
+)
+select r.relation, e.edges, count(distinct r.corpus) as corpora, count(*) as submissions,
+       avg(r.dea) as dea_mean, min(r.dea) as dea_min, max(r.dea) as dea_max
+from runs r
+join edges e using (relation)
+where e.edges >= $min_edges
+group by r.relation, e.edges
+order by dea_mean, r.relation"""
+
+SQL_RANKING = """\
+-- Each score of each submission on the corpus, ranked (1 = best; ties share a rank). Scores
+-- that are NULL for a run (rule score without a parse, human scores without judgments) drop out.
+with runs as (
+    select submission_id, team || '/' || run as submission,
+           corpus_bleu, dea, simple_string_accuracy_mean, generation_string_accuracy_mean,
+           simple_tree_accuracy_mean, generation_tree_accuracy_mean,
+           understandability_accuracy_mean, quality_accuracy_mean, reorder_accuracy_mean,
+           rule_score, fluency_z_mean, adequacy_z_mean
+    from submission_scores
+    where campaign = $campaign and corpus = $corpus
+)
+select submission_id, submission, score, value,
+       rank() over (partition by score order by value desc) as rank
+from (unpivot runs on columns(* exclude (submission_id, submission)) into name score value value)
+order by score, rank, submission"""
+
+SQL_SIGNIFICANCE = """\
+-- Who beats whom (SPEC 12): for each ordered pair of the campaign's runs on the corpus, the
+-- difference a - b, its 95% paired-bootstrap interval, the bootstrap p-value and the winner.
+select p.metric, sa.team || '/' || sa.run as submission_a, sb.team || '/' || sb.run as submission_b,
+       p.delta, p.ci_low, p.ci_high, p.p_value, p.p_value_ar, p.winner
+from pairwise_significance p
+join submission_scores sa on sa.submission_id = p.submission_a
+join submission_scores sb on sb.submission_id = p.submission_b
+where p.corpus = $corpus and sa.campaign = $campaign and sb.campaign = $campaign
+  and p.metric in ('corpus_bleu', 'dea')
+order by p.metric, sa.corpus_bleu desc, submission_a, sb.corpus_bleu desc, submission_b"""
+
+SQL_BUCKETS = """\
+-- Micro DEA (lemma recall for word_frequency) of each run per bucket of each dimension (SPEC 12).
+select b.dimension, b.bucket_no, b.bucket, s.team || '/' || s.run as submission,
+       b.sentences, b.edges, b.dea, b.lemmas, b.lemma_recall,
+       coalesce(b.dea, b.lemma_recall) as value
+from bucket_scores b
+join submission_scores s using (submission_id)
+where s.campaign = $campaign and s.corpus = $corpus
+order by b.dimension, b.bucket_no, s.corpus_bleu desc, submission"""
+
+SQL_CORPUS_DEA = """\
+-- DEA per base relation across the corpus's submissions, worst mean first. edges: reference
+-- edges of the relation (the most any run was scored on); rarer relations are left out.
+select d.relation,
+       max(d.edges) as edges,
+       count(*) as submissions,
+       avg(d.dea) as dea_mean,
+       min(d.dea) as dea_min,
+       quantile_cont(d.dea, 0.25) as dea_q1,
+       median(d.dea) as dea_median,
+       quantile_cont(d.dea, 0.75) as dea_q3,
+       max(d.dea) as dea_max
+from dea_by_relation d
+join submission_scores s using (submission_id)
+where s.campaign = $campaign and s.corpus = $corpus
+group by d.relation
+having max(d.edges) >= $min_edges
+order by dea_mean, d.relation"""
+
+SQL_PROJECTIVITY = """\
+-- Projective vs non-projective sentences per submission and score (SPEC 10, Mann-Whitney U).
+-- Untested rows keep their medians and say why they were skipped.
+select team || '/' || run as submission, score, n_projective, n_nonprojective,
+       median_projective, median_nonprojective, u, p_value, tested, skipped_reason
+from projectivity_tests
+where campaign = $campaign and corpus = $corpus
+  and n_projective + n_nonprojective > 0
+order by case score when 'bleu' then 1 when 'fluency' then 2 when 'adequacy' then 3 end, score, submission"""
+
+SQL_CAMPAIGN_SUBTREES = """\
+-- Top suspicious subtrees per view over the campaign's submissions (SPEC 8): coverage = % of
+-- submissions where the subtree is suspicious, MSS = mean suspicion there.
+select view, subtree, suspicious_in, submissions_in_scope, coverage_pct, mean_suspicion
+from suspicious_subtrees_summary
+where scope = 'campaign' and scope_value = $campaign and suspicious_in > 0
+qualify row_number() over (partition by view order by coverage_pct desc, mean_suspicion desc, subtree) <= $top
+order by view, coverage_pct desc, mean_suspicion desc, subtree"""
+
+SQL_CORPUS_SUBTREES = """\
+-- Top suspicious subtrees per view over the corpus's submissions (SPEC 8).
+select view, subtree, suspicious_in, submissions_in_scope, coverage_pct, mean_suspicion
+from suspicious_subtrees_summary
+where scope = 'corpus' and scope_value = $corpus and suspicious_in > 0
+qualify row_number() over (partition by view order by coverage_pct desc, mean_suspicion desc, subtree) <= $top
+order by view, coverage_pct desc, mean_suspicion desc, subtree"""
+
+SQL_RULES = """\
+-- L'AMBRE rule scores per rule over the corpus's submissions (SPEC 9), worst mean first.
+-- pooled = matches / (matches + failures) over all runs; rules_fired counts every rule.
+select rule_id,
+       count(*) as submissions,
+       sum(matches)::bigint as matches,
+       sum(failures)::bigint as failures,
+       sum(matches) / (sum(matches) + sum(failures)) as pooled_score,
+       avg(score) as score_mean,
+       min(score) as score_min,
+       max(score) as score_max,
+       count(*) over () as rules_fired
+from lambre_rule_scores
+where campaign = $campaign and corpus = $corpus
+group by rule_id
+order by score_mean, rule_id
+limit $top"""
+
+SQL_BUILD = """\
+select started_at, processor, models, tests, srlens_version
+from meta.builds
+order by started_at desc
+limit 1"""
+
+# ---------------------------------------------------------------------------------------------
+# Run pages (runs/*.html) and sentence pages (sentences/*/*.html).
+
+SQL_RUNS = """\
+select submission_id, campaign, corpus, team || '/' || run as submission, sentences, missing,
+       corpus_bleu, corpus_bleu_ci_low, corpus_bleu_ci_high, dea, dea_ci_low, dea_ci_high
+from submission_scores
+order by campaign, corpus, corpus_bleu desc nulls last, submission"""
+
+SQL_RUN_RELATIONS = """\
+-- The run's DEA per base relation, worst first, with how many example sentences it has.
+select d.relation, d.edges, d.matched, d.dea,
+       (select count(*) from error_examples x
+        where x.submission_id = d.submission_id and x.kind = 'relation' and x.key = d.relation) as examples
+from dea_by_relation d
+where d.submission_id = $submission
+order by d.dea, d.edges desc, d.relation"""
+
+SQL_RUN_SUBTREES = """\
+-- The run's most suspicious subtrees per view (SPEC 8), with how many example sentences each has.
+select t.view, t.subtree, t.c_f, t.c_f_fail, t.suspicion,
+       (select count(*) from error_examples x where x.submission_id = t.submission_id
+        and x.kind = 'subtree' and x.view = t.view and x.key = t.subtree) as examples
+from suspicious_subtrees t
+where t.submission_id = $submission and t.is_suspicious
+qualify row_number() over (partition by t.view order by t.suspicion desc, t.subtree) <= $top
+order by t.view, t.suspicion desc, t.subtree"""
+
+SQL_RUN_BUCKETS = """\
+select dimension, bucket_no, bucket, sentences, edges, dea, corpus_bleu, bleu_mean, lemmas, lemma_recall
+from bucket_scores
+where submission_id = $submission
+order by dimension, bucket_no"""
+
+SQL_RUN_EXAMPLES = """\
+select e.kind, e.view, e.key, e.rank, e.sent_id, e.sent_idx, e.reference_text, e.output_text,
+       e.edges, e.missed, e.key_edges, e.key_missed, e.mining_score, e.missed_edges,
+       s.bleu, s.dea
+from error_examples e
+left join sentence_scores s using (submission_id, sent_idx)
+where e.submission_id = $submission
+order by e.kind, e.view, e.key, e.rank"""
+
+SQL_EXAMPLE_REFERENCE_WORDS = """\
+-- The analysis tree (punctuation dropped, SPEC 1) of every example sentence of the run, with the
+-- occurrence of each lemma: the k-th reference word of a lemma aligns with the k-th output word.
+select w.sent_idx, w.pos, w.form, w.head_pos, w.deprel,
+       w.lemma_lower, row_number() over (partition by w.sent_idx, w.lemma_lower order by w.pos) as occurrence
+from intermediate.int_analysis_words w
+where w.corpus = $corpus
+  and w.sent_idx in (select sent_idx from error_examples where submission_id = $submission)
+order by w.sent_idx, w.pos"""
+
+SQL_EXAMPLE_OUTPUT_WORDS = """\
+-- The run's words (punctuation dropped, as DEA sees them) for the example sentences.
+select o.sent_idx,
+       row_number() over (partition by o.sent_idx order by o.word_idx) as pos,
+       o.form, o.lemma_lower,
+       row_number() over (partition by o.sent_idx, o.lemma_lower order by o.word_idx) as occurrence
+from intermediate.int_output_words o
+where o.submission_id = $submission and not o.is_punct
+  and o.sent_idx in (select sent_idx from error_examples where submission_id = $submission)
+order by o.sent_idx, pos"""
+
+
+def fetch(con, sql, **params):
+    """The rows of a query as dicts (column name -> value), without a DataFrame in between: the run
+    and sentence pages read many small results, where pandas would cost more than the query."""
+    cursor = con.execute(sql, params)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
