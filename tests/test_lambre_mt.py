@@ -22,7 +22,7 @@ from srlens.loaders.human import load_human, load_system_human
 from srlens.loaders.load import load_outputs, load_treebank
 
 from srlens.build import build
-from srlens.lambre_trends import rule_medians_chart, section, systems_chart
+from srlens.report.lambre_trends import rule_medians_chart, section, systems_chart
 from srlens.status import status
 from tests.conftest import SHARED, require_shared, table_snapshot
 from tests.lambre_mt_data import first_sentences, inject_agreement_errors
@@ -384,6 +384,15 @@ def test_report_views_and_status_name_the_parser(mt, con):
     assert "reference-free corpora: 3" in text and "campaign dates: mt19 2019, mt20 2020-06" in text
     assert "system-level human scores: 14" in text
     assert "rule scores (L'AMBRE) parsed by: user conllu (16 runs)" in text
+
+
+def test_the_report_shows_the_trends_once_and_lists_them(mt, tmp_path):
+    from srlens.report import write_report
+
+    write_report(mt[0], tmp_path / "report")
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert page.count('id="lambre-trends"') == 1 and page.count('href="#lambre-trends"') == 1
+    assert page.count('class="lambre-trends"') == 1
 
 
 def test_the_commands(tmp_path, capsys):

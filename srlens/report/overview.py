@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass
 
 from srlens.report import charts as ch
+from srlens.report import lambre_trends
 from srlens.report.markup import (
     Html,
     esc,
@@ -314,6 +315,10 @@ def render(con, run_href):
             report.heading(3, f"{corpus} ({campaign})", corpus_scope.anchor)
             for section in CORPUS_SECTIONS:
                 section(report, corpus_scope)
+    trends = lambre_trends.section(con)  # across campaigns: after them, in the contents as a campaign is
+    if trends:
+        report.toc.append((2, lambre_trends.TITLE, lambre_trends.ANCHOR))
+        report.add(trends)
     unused, sql = report.query(SQL_UNUSED_CORPORA)
     if len(unused):
         report.heading(2, "Treebanks without submissions", "unused")

@@ -18,6 +18,8 @@ import re
 from matplotlib.figure import Figure
 
 TOP_RULES = 8      # rules per language in Figure 6
+TITLE = "L'AMBRE across campaigns"
+ANCHOR = "lambre-trends"
 MARTS = ("campaign_trends", "rule_trends", "submission_scores")
 
 # Figure 5's points: every run of the campaign's corpus with a rule score, reference runs flagged.
@@ -110,7 +112,7 @@ def section(con):
         "select distinct language from rule_trends order by language").fetchall()]
     if not corpora:
         return ""
-    parts = ['<section class="lambre-trends"><h2>L\'AMBRE across campaigns</h2>',
+    parts = [f'<section class="lambre-trends"><h2 id="{ANCHOR}">{html.escape(TITLE)}</h2>',
              "<p class=\"note\">Rule scores check the parses of the outputs: they depend on the parser's "
              "quality. Parsers: " + html.escape("; ".join(f"{c}: {p}" for c, p in corpora)) + ".</p>"]
     for n, (corpus, _) in enumerate(corpora):
