@@ -34,6 +34,7 @@ import duckdb
 
 from srlens.loaders.store import connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens import build_vars, processing
+from srlens.signature import signature
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
 from srlens.udfs.bleu import NLTK_COMPAT_VERSION
 
@@ -136,6 +137,7 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
             started_at, clock = utc_now(), time.monotonic()
             with copy_and_hold(warehouse, files.building) as copied:
                 all_vars = {**prepare(files.building, processor, stanza_dir, echo), **dbt_vars}
+                all_vars["signature"] = signature(all_vars)
                 base, last_base = base_state(files.building, all_vars, project_dir)
                 full = full_refresh or base != last_base
                 args = ["build", "--vars", json.dumps(all_vars)]
@@ -340,8 +342,10 @@ create table if not exists meta.builds (
     tests          integer not null,
     srlens_version varchar not null,
     dbt_version    varchar not null,
-    duckdb_version varchar not null
+    duckdb_version varchar not null,
+    signature      varchar              -- srlens/signature.py; NULL in builds before it existed
 );
+alter table meta.builds add column if not exists signature varchar;
 create table if not exists meta.built_submissions (
     submission_id varchar not null,
     loaded_at     timestamp not null
@@ -374,10 +378,12 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
     kinds = [r["unique_id"].split(".")[0] for r in results]
     con = connect(building)
     try:
-        con.execute("insert into meta.builds values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        con.execute("""insert into meta.builds (started_at, seconds, processor, full_refresh, dbt_vars, base_state,
+                       models, tests, srlens_version, dbt_version, duckdb_version, signature)
+                       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", [
             started_at, seconds, all_vars["processor"], full, json.dumps(all_vars), base,
             kinds.count("model"), kinds.count("test"), metadata.version("srlens"),
-            metadata.version("dbt-core"), duckdb.__version__])
+            metadata.version("dbt-core"), duckdb.__version__, all_vars["signature"]])
         con.execute("delete from meta.built_submissions")
         con.execute("insert into meta.built_submissions select submission_id, loaded_at from raw.submissions")
         return con.execute("select count(*) from sentence_scores where processing_status = 'chunked'").fetchone()[0]

@@ -54,6 +54,10 @@ def _text(value):
             and all(c.isprintable() for c in value))
 
 
+def _signature(value):
+    return value if isinstance(value, str) and 0 < len(value) <= 2000 and value.isprintable() else None
+
+
 def _name_map(value):
     if not isinstance(value, dict) or not all(_text(k) and _text(v) for k, v in value.items()):
         return None
@@ -112,6 +116,9 @@ VARS = (
         "the stanza models used, by language", set_by="--stanza-dir"),
     Var("bleu_nltk_version", NLTK_COMPAT_VERSION, "a version number", lambda v: v if _text(v) else None,
         "the nltk whose BLEU arithmetic udfs/bleu.py reproduces", set_by="the installed nltk"),
+    Var("signature", "unsigned", "a reproducibility signature", _signature,
+        "srlens/signature.py: the build's signature, stored in submission_scores.signature",
+        set_by="the other settings (srlens/signature.py)"),
 )
 BY_NAME = {v.name: v for v in VARS}
 

@@ -230,7 +230,7 @@ order by score_mean, rule_id
 limit $top"""
 
 SQL_BUILD = """\
-select started_at, processor, models, tests, srlens_version
+select started_at, processor, models, tests, srlens_version, dbt_vars->>'signature' as signature
 from meta.builds
 order by started_at desc
 limit 1"""
@@ -668,7 +668,7 @@ def write_report(warehouse, out_dir):
 
     name = esc(Path(warehouse).name)
     built = (f"built {build[0]:%Y-%m-%d %H:%M} with processor {build[1]}, srlens {build[4]}"
-             if build else "build time unknown")
+             if build else "build time unknown") + (f", signature {esc(build[5])}" if build and build[5] else "")
     toc = "".join(f'<li class="l{level}"><a href="#{anchor}">{esc(text)}</a></li>'
                   for level, text, anchor in report.toc)
     page = f"""<!DOCTYPE html>
