@@ -61,8 +61,8 @@ def memory_limit():
     return f"{min(6000, int(ram_mb * 0.8))}MB"
 
 
-def dbt_environment(build_path, work_dir):
-    env = dict(os.environ)
+def dbt_environment(build_path, work_dir, extra_env=None):
+    env = {**os.environ, **(extra_env or {})}
     env.update({
         MEMORY_LIMIT_ENV: memory_limit(),
         "SRLENS_BUILD_PATH": str(build_path),
@@ -87,7 +87,7 @@ def _die_with_parent(parent_pid):
     return preexec
 
 
-def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True):
+def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True, extra_env=None):
     """Run the dbt CLI of this environment on `build_path`; returns (ok, output).
 
     dbt runs in its own process group, which the build kills on any way out (Ctrl-C included);
@@ -95,7 +95,7 @@ def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True):
     """
     # dbt as a module of this interpreter: no reliance on where pip put the `dbt` script.
     cmd = [sys.executable, "-m", "dbt.cli.main", *args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
-    proc = subprocess.Popen(cmd, env=dbt_environment(build_path, work_dir), stdout=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, env=dbt_environment(build_path, work_dir, extra_env), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, process_group=0,
                             preexec_fn=_die_with_parent(os.getpid()))
     lines = []

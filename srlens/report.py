@@ -22,6 +22,7 @@ import pandas as pd
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
+from srlens.definitions import MINING_VIEWS
 from srlens.status import WarehouseError, mart_names, open_read_only
 
 # The marts the report reads; a warehouse without them has not been built.
@@ -33,7 +34,7 @@ TOP_SUBTREES = 20     # per view
 TOP_RULES = 30        # worst rules by mean score
 MIN_EDGES = 20        # a relation needs this many reference edges to be shown in DEA per relation
 MAX_BARS = 40         # submissions a chart shows (tables show all)
-VIEWS = ("dep", "pos", "pos_dep", "lemma")
+VIEWS = MINING_VIEWS  # srlens/definitions.py
 
 # Scores of submissions, in display order, with short labels (as in the framework paper).
 SCORES = {
