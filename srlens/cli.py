@@ -36,6 +36,7 @@ EPILOG = """examples:
   srlens query "$(cat sql/examples/worst_relations_of_a_system.sql)"
   srlens report report/
   srlens export-parquet exports/
+  srlens docs docs-site/                                  # what every mart and column means, offline
 
 environment: SRLENS_WAREHOUSE (the warehouse file), SRLENS_PROCESSOR (build --processor),
 SRLENS_STANZA_DIR (build --stanza-dir). Add --debug before the command to see a traceback.
