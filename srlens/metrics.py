@@ -42,8 +42,9 @@ Figure 1 of SPEC (fixtures/figure1.conllu):
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
 import conllu
 
@@ -52,10 +53,20 @@ from srlens.udfs import bleu as _bleu
 from srlens.udfs.flux import mean_flux_weight as _mean_flux_weight
 
 __all__ = [
-    "AnalysisTree", "analysis_tree", "tree_metrics",
-    "dea", "dea_details", "DEADetails", "sentence_bleu",
-    "accuracies", "reorder_accuracy", "ACCURACY_NAMES",
-    "rule", "lambre_checks", "lambre_score", "RuleCheck",
+    "ACCURACY_NAMES",
+    "AnalysisTree",
+    "DEADetails",
+    "RuleCheck",
+    "accuracies",
+    "analysis_tree",
+    "dea",
+    "dea_details",
+    "lambre_checks",
+    "lambre_score",
+    "reorder_accuracy",
+    "rule",
+    "sentence_bleu",
+    "tree_metrics",
 ]
 
 ACCURACY_NAMES = _accuracy.ACCURACY_FIELDS

@@ -12,7 +12,7 @@ from collections import defaultdict
 import conllu
 import pytest
 
-import srlens.metrics as metrics
+from srlens import metrics
 from srlens.paths import DEMO_DATA_DIR
 from tests.conftest import FIGURE1
 
@@ -29,7 +29,7 @@ def test_doctests():
 
 def test_figure1_fixture():
     tree = conllu.parse(FIGURE1.read_text(encoding="utf-8"))[0]
-    assert metrics.dea(tree, "I enjoy my time at high franklin school".split()) == 5 / 7
+    assert metrics.dea(tree, ["I", "enjoy", "my", "time", "at", "high", "franklin", "school"]) == 5 / 7
     details = metrics.dea_details(tree, "I enjoy my time at high franklin school")
     assert (details.matched, details.edges) == (5, 7)
     assert details.by_relation == {"case": (1, 1), "compound": (2, 0), "nmod": (2, 2), "nsubj": (1, 1),

@@ -4,10 +4,10 @@ import json
 from importlib import metadata
 
 import duckdb
+from srlens.loaders.load import load_outputs, load_treebank
 
 from srlens import build_vars
 from srlens.build import build
-from srlens.loaders.load import load_outputs, load_treebank
 from srlens.signature import signature
 from srlens.status import status
 from tests.conftest import FIGURE1, require_shared
