@@ -27,6 +27,7 @@ import csv
 import re
 from pathlib import Path
 
+from srlens.definitions import RULE_ID, RULE_ID_ARGSTRUCT
 from srlens.loaders.errors import LoadError
 from srlens.loaders.names import NameRefused, check_name
 from srlens.loaders.store import file_sha256, insert_columns, open_for_write, transaction, utc_now
@@ -44,9 +45,11 @@ _VALUE_SET = re.compile(r"[A-Za-z0-9]+(,[A-Za-z0-9]+)*")
 
 
 def rule_id(language, kind, deprel, dep_upos, head_upos, feature, side=None):
-    """The stable, readable identity of a rule (the same formula as the dbt models)."""
-    base = f"{language}|{kind}|{deprel}|{dep_upos}>{head_upos}|{feature}"
-    return f"{base}|{side}" if kind == "argstruct" else base
+    """The stable, readable identity of a rule: the format of srlens/definitions.py, which the dbt
+    model lambre_rules writes in SQL too (parse_rule_id below is its inverse)."""
+    columns = dict(language=language, kind=kind, deprel=deprel, dep_upos=dep_upos, head_upos=head_upos,
+                   feature=feature, side=side)
+    return RULE_ID.format(**columns) + (RULE_ID_ARGSTRUCT.format(**columns) if kind == "argstruct" else "")
 
 
 def parse_rule_id(text):

@@ -35,6 +35,7 @@ import duckdb
 from srlens.loaders.store import connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens import build_vars, processing
 from srlens.build_vars import PROCESSOR_ENV, PROCESSORS  # declared there for the command line
+from srlens.signature import signature
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
 from srlens.udfs.bleu import NLTK_COMPAT_VERSION
 
@@ -58,8 +59,8 @@ def memory_limit():
     return f"{min(6000, int(ram_mb * 0.8))}MB"
 
 
-def dbt_environment(build_path, work_dir):
-    env = dict(os.environ)
+def dbt_environment(build_path, work_dir, extra_env=None):
+    env = {**os.environ, **(extra_env or {})}
     env.update({
         MEMORY_LIMIT_ENV: memory_limit(),
         "SRLENS_BUILD_PATH": str(build_path),
@@ -84,7 +85,7 @@ def _die_with_parent(parent_pid):
     return preexec
 
 
-def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True):
+def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True, extra_env=None):
     """Run the dbt CLI of this environment on `build_path`; returns (ok, output).
 
     dbt runs in its own process group, which the build kills on any way out (Ctrl-C included);
@@ -92,7 +93,7 @@ def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True):
     """
     # dbt as a module of this interpreter: no reliance on where pip put the `dbt` script.
     cmd = [sys.executable, "-m", "dbt.cli.main", *args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
-    proc = subprocess.Popen(cmd, env=dbt_environment(build_path, work_dir), stdout=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, env=dbt_environment(build_path, work_dir, extra_env), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, process_group=0,
                             preexec_fn=_die_with_parent(os.getpid()))
     lines = []
@@ -134,6 +135,7 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
             started_at, clock = utc_now(), time.monotonic()
             with copy_and_hold(warehouse, files.building) as copied:
                 all_vars = {**prepare(files.building, processor, stanza_dir, echo), **dbt_vars}
+                all_vars["signature"] = signature(all_vars)
                 base, last_base = base_state(files.building, all_vars, project_dir)
                 full = full_refresh or base != last_base
                 args = ["build", "--vars", json.dumps(all_vars)]
@@ -341,8 +343,10 @@ create table if not exists meta.builds (
     tests          integer not null,
     srlens_version varchar not null,
     dbt_version    varchar not null,
-    duckdb_version varchar not null
+    duckdb_version varchar not null,
+    signature      varchar              -- srlens/signature.py; NULL in builds before it existed
 );
+alter table meta.builds add column if not exists signature varchar;
 create table if not exists meta.built_submissions (
     submission_id varchar not null,
     loaded_at     timestamp not null
@@ -375,10 +379,12 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
     kinds = [r["unique_id"].split(".")[0] for r in results]
     con = connect(building)
     try:
-        con.execute("insert into meta.builds values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+        con.execute("""insert into meta.builds (started_at, seconds, processor, full_refresh, dbt_vars, base_state,
+                       models, tests, srlens_version, dbt_version, duckdb_version, signature)
+                       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", [
             started_at, seconds, all_vars["processor"], full, json.dumps(all_vars), base,
             kinds.count("model"), kinds.count("test"), metadata.version("srlens"),
-            metadata.version("dbt-core"), duckdb.__version__])
+            metadata.version("dbt-core"), duckdb.__version__, all_vars["signature"]])
         con.execute("delete from meta.built_submissions")
         con.execute("insert into meta.built_submissions select submission_id, loaded_at from raw.submissions")
         return con.execute("select count(*) from sentence_scores where processing_status = 'chunked'").fetchone()[0]

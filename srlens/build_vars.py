@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+from srlens import definitions
+from srlens.definitions import SCORE_COLUMNS  # the sentence_scores columns that can split FAIL from PASS
 from srlens.loaders.errors import printable
 
 # Declared here, beside the vars they set, so that the command line reads them without importing the
@@ -22,11 +24,6 @@ PROCESSORS = ("stanza", "aligned")
 PROCESSOR_ENV = "SRLENS_PROCESSOR"
 STANZA_DIR_ENV = "SRLENS_STANZA_DIR"
 NLTK_COMPAT_VERSION = "3.10.4"
-
-# The sentence_scores columns that can split FAIL from PASS sentences (all "higher is better").
-SCORE_COLUMNS = ("bleu", "dea", "simple_string_accuracy", "generation_string_accuracy", "simple_tree_accuracy",
-                 "generation_tree_accuracy", "understandability_accuracy", "quality_accuracy",
-                 "reorder_accuracy", "rule_score", "fluency_z", "adequacy_z")
 MAX_NAME = 200  # characters of a corpus or language name in a mapping var
 
 
@@ -60,6 +57,10 @@ def _one_of(choices):
 def _text(value):
     return (isinstance(value, str) and 0 < len(value) <= MAX_NAME
             and all(c.isprintable() for c in value))
+
+
+def _signature(value):
+    return value if isinstance(value, str) and 0 < len(value) <= 2000 and value.isprintable() else None
 
 
 def _name_map(value):
@@ -138,6 +139,13 @@ VARS = (
         "the stanza models used, by language", set_by="--stanza-dir"),
     Var("bleu_nltk_version", NLTK_COMPAT_VERSION, "a version number", lambda v: v if _text(v) else None,
         "the nltk whose BLEU arithmetic udfs/bleu.py reproduces", set_by="the installed nltk"),
+    Var("definitions", definitions.as_dbt_var(), "srlens/definitions.py as it is",
+        lambda v: v if v == definitions.as_dbt_var() else None,
+        "the lists shared by the Python code and the SQL: metric names, mining views, the rule_id format",
+        set_by="srlens/definitions.py"),
+    Var("signature", "unsigned", "a reproducibility signature", _signature,
+        "srlens/signature.py: the build's signature, stored in submission_scores.signature",
+        set_by="the other settings (srlens/signature.py)"),
 )
 BY_NAME = {v.name: v for v in VARS}
 

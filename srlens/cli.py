@@ -16,6 +16,7 @@ from srlens.loaders.errors import LoadError, printable
 from srlens.loaders.outputs_reader import FORMATS
 from srlens.query import FORMATS as OUTPUT_FORMATS
 from srlens.query import TABLE_LIMIT
+from srlens.definitions import MINING_VIEWS
 
 DEFAULT_WAREHOUSE = "warehouse/srlens.duckdb"
 
@@ -33,6 +34,7 @@ EPILOG = """examples:
   srlens report report/
   srlens export-parquet exports/
   srlens suggest-training --submission sr19/en_ewt/ims/1 --treebank en_ewt_train --sentences 500 --out more.conllu
+  srlens docs docs-site/                                  # what every mart and column means, offline
 
 environment: SRLENS_WAREHOUSE (the warehouse file), SRLENS_PROCESSOR (build --processor),
 SRLENS_STANZA_DIR (build --stanza-dir). Add --debug before the command to see a traceback.
@@ -40,7 +42,7 @@ SRLENS_STANZA_DIR (build --stanza-dir). Add --debug before the command to see a 
 
 # Commands that read an existing warehouse: a missing file is an error, not a new empty warehouse.
 NEEDS_WAREHOUSE = ("build", "query", "examples", "report", "status", "export-parquet", "baseline",
-                   "suggest-training")
+                   "suggest-training", "docs")
 # What a name may hold (loaders/names.py), for the help of the options that take one.
 NAMES = "a name: letters, digits and . _ - +"
 
@@ -211,7 +213,7 @@ def parser():
                        description="The failing sentences of each run that contain a subtree (error mining, "
                                    "SPEC 8), reference and output side by side. Example: srlens examples "
                                    "--view dep --subtree \"(advcl (nsubj))\" --limit 5")
-    c.add_argument("--view", required=True, choices=("dep", "pos", "pos_dep", "lemma"), help="the subtree's view")
+    c.add_argument("--view", required=True, choices=MINING_VIEWS, help="the subtree's view")
     c.add_argument("--subtree", required=True,
                    help="the subtree as written in suspicious_subtrees, e.g. \"(advcl (nsubj))\" for the dep view")
     c.add_argument("--submission", default=None,
@@ -302,6 +304,12 @@ def parser():
                                    "read Parquet but not DuckDB files (pandas, pyarrow, Spark, R arrow, ...). "
                                    "Example: srlens export-parquet exports/")
     c.add_argument("out_dir", help="folder to write the Parquet files into; created if missing")
+
+    c = sub.add_parser("docs", help="write the warehouse's documentation site (dbt docs, offline)",
+                       description="Write OUT_DIR/index.html, dbt's documentation site of the built warehouse "
+                                   "in one file that needs no network: every mart and column with its meaning, "
+                                   "unit and NULLs, the SQL, the tests and the lineage. Example: srlens docs docs/")
+    c.add_argument("out_dir", help="folder to write index.html into; created if missing")
     return p
 
 
@@ -400,6 +408,9 @@ def run(args):
         from srlens.export import export_parquet
         paths = export_parquet(args.warehouse, args.out_dir)
         say(f"wrote {len(paths)} Parquet files to {args.out_dir}")
+    elif args.command == "docs":
+        from srlens.docs import write_docs
+        say(f"wrote {write_docs(args.warehouse, args.out_dir)}")
 
 
 def check_warehouse(args):

@@ -7,10 +7,11 @@ The query is the analyst recipe sql/examples/suspicious_subtree_examples.sql its
 import re
 
 from srlens import sandbox
+from srlens.definitions import MINING_VIEWS
 from srlens.paths import SQL_EXAMPLES_DIR
 
 EXAMPLES_SQL = SQL_EXAMPLES_DIR / "suspicious_subtree_examples.sql"
-VIEWS = ("dep", "pos", "pos_dep", "lemma")
+VIEWS = MINING_VIEWS
 
 # The recipe's first CTE, `with params as (select ... \n),`: up to the first line starting with `),`.
 _PARAMS_CTE = re.compile(r"with params as \(\n.*?\n\),", re.S)

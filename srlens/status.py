@@ -187,6 +187,8 @@ def _build_lines(info):
                                or "none (no output was parsed by stanza)"),
         f"  versions: srlens {last['srlens_version']}, dbt-core {last['dbt_version']}, "
         f"duckdb {last['duckdb_version']}",
+        "  signature: " + (last.get("signature") if isinstance(last.get("signature"), str)
+                           else "not recorded (built before srlens recorded signatures)"),
     ]
     if user_vars:
         lines.append("  vars: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(user_vars.items())))

@@ -5,9 +5,7 @@
 
 {# The sentence scores whose mean is a metric ('<score>_mean', as in submission_scores). #}
 {% macro significance_mean_scores() %}
-    {{ return(['bleu', 'dea', 'simple_string_accuracy', 'generation_string_accuracy', 'simple_tree_accuracy',
-               'generation_tree_accuracy', 'understandability_accuracy', 'quality_accuracy',
-               'reorder_accuracy', 'rule_score']) }}
+    {{ return(definitions('mean_scores')) }}  {#- srlens/definitions.py MEAN_SCORES #}
 {% endmacro %}
 
 {# The additive statistics of one sentence: BLEU's ten integers, DEA's matched and edges, and for

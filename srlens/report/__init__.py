@@ -52,7 +52,7 @@ def write_report(warehouse, out_dir):
         except duckdb.CatalogException:  # a warehouse built before meta.builds existed
             build = None
         built = (f"built {build[0]:%Y-%m-%d %H:%M} with processor {build[1]}, srlens {build[4]}"
-                 if build else "build time unknown")
+                 if build else "build time unknown") + (f", signature {build[5]}" if build and build[5] else "")
         out.mkdir(parents=True, exist_ok=True)
         for folder in ("runs", "sentences"):
             shutil.rmtree(out / folder, ignore_errors=True)

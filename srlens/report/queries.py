@@ -3,6 +3,8 @@ texts, run read-only with named parameters ($campaign, $corpus, ...), and the ov
 the exact text under what it feeds. The queries read marts (SPEC 11 and 12); the sentence view
 also reads the analysis trees and output words of the example sentences (intermediate schema)."""
 
+from srlens.definitions import MINING_VIEWS
+
 # The marts the report reads; a warehouse without them has not been built.
 REQUIRED_MARTS = ("corpus_stats", "submission_scores", "sentence_scores", "dea_by_relation",
                   "correlation_summary", "projectivity_tests", "suspicious_subtrees",
@@ -13,7 +15,7 @@ TOP_SUBTREES = 20     # per view
 TOP_RULES = 30        # worst rules by mean score
 MIN_EDGES = 20        # a relation needs this many reference edges to be shown in DEA per relation
 MAX_BARS = 40         # submissions a chart shows (tables show all)
-VIEWS = ("dep", "pos", "pos_dep", "lemma")
+VIEWS = MINING_VIEWS  # srlens/definitions.py
 SIGNIFICANCE_METRICS = {"corpus_bleu": "BLEU (corpus)", "dea": "DEA (micro)"}
 
 # Scores of submissions, in display order, with short labels (as in the framework paper).
@@ -208,7 +210,7 @@ order by score_mean, rule_id
 limit $top"""
 
 SQL_BUILD = """\
-select started_at, processor, models, tests, srlens_version
+select started_at, processor, models, tests, srlens_version, dbt_vars->>'signature' as signature
 from meta.builds
 order by started_at desc
 limit 1"""

@@ -1,14 +1,11 @@
 {{ incremental_by_submission() }}
 -- SPEC section 10: the sentence-level variables of the correlation study, one row per submission,
 -- sentence and variable with a value (long form; NULLs are not rows, so pairs drop them pairwise).
--- THE list of variables, in the order metric_a/metric_b follow (metric_a comes first in it).
--- Score columns are taken from sentence_scores when it has them: rule_score (L'AMBRE, SPEC 9)
--- joins in as soon as sentence_scores carries a rule_score column, with no change here.
-{%- set score_columns = ['bleu', 'dea', 'simple_string_accuracy', 'generation_string_accuracy',
-                         'simple_tree_accuracy', 'generation_tree_accuracy', 'reorder_accuracy',
-                         'rule_score', 'fluency_z', 'adequacy_z'] %}
-{%- set complexity_columns = ['tree_depth', 'tree_length', 'mean_dependency_distance', 'mean_flux_size',
-                              'mean_flux_weight', 'mean_arity'] %}
+-- The list of variables, in the order metric_a/metric_b follow (metric_a comes first in it), is
+-- srlens/definitions.py CORRELATION_SCORES + COMPLEXITY_METRICS (var definitions).
+-- Score columns are taken from sentence_scores when it has them.
+{%- set score_columns = definitions('correlation_scores') %}
+{%- set complexity_columns = definitions('complexity_metrics') %}
 {%- set all_variables = score_columns + complexity_columns %}
 {%- if execute %}
     {%- set present = adapter.get_columns_in_relation(ref('sentence_scores')) | map(attribute='name')

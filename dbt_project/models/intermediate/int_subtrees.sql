@@ -23,10 +23,10 @@ labelled as (
                when 'dep' then coalesce(base_deprel, '_')
                when 'pos' then coalesce(upos, '_')
                when 'pos_dep' then coalesce(upos, '_') || '~' || coalesce(base_deprel, '_')
-               else coalesce(lemma_lower, '_')
+               when 'lemma' then coalesce(lemma_lower, '_')
            end as label
     from {{ ref('int_analysis_words') }}
-    cross join (values ('dep'), ('pos'), ('pos_dep'), ('lemma')) v(view)
+    cross join ({{ values_of(definitions('mining_views')) }}) v(view)  -- srlens/definitions.py MINING_VIEWS
 ),
 
 -- Every labelled edge: the head (top) word with one dependent.

@@ -1,7 +1,7 @@
 -- L'AMBRE morphosyntactic rules (SPEC section 9), one row per rule_id: the rules extracted from
 -- each language's rule treebank (int_lambre_rule_corpora), changed or disabled by rows loaded
 -- with `srlens load-rules`, plus the manual rules those files add. rule_id is a readable
--- function of the defining columns (language|kind|deprel|DEP>HEAD|feature[|side]), so a manual
+-- function of the defining columns (language|kind|deprel|DEP>HEAD|feature[|side], srlens/definitions.py), so a manual
 -- override keeps matching its rule across rebuilds. Only enabled rules are checked.
 with extracted as (
     select
@@ -21,8 +21,7 @@ with extracted as (
 
 extracted_ids as (
     select
-        language || '|' || kind || '|' || deprel || '|' || dep_upos || '>' || head_upos || '|' || feature
-            || case when kind = 'argstruct' then '|' || side else '' end as rule_id,
+        {{ lambre_rule_id() }} as rule_id,  -- the format of srlens/definitions.py
         *
     from extracted
 ),

@@ -37,7 +37,8 @@ select
     any_value(ci.dea_ci_high) as dea_ci_high,
     any_value(ci.dea_boot_mean) as dea_boot_mean,
     any_value(processor) as processor,
-    any_value(bleu_nltk_version) as bleu_nltk_version
+    any_value(bleu_nltk_version) as bleu_nltk_version,
+    {{ submission_signature('any_value(processor)') }} as signature  -- srlens/signature.py
 from sentences
 left join {{ ref('int_lambre_submission_scores') }} r using (submission_id)
 left join {{ ref('int_submission_intervals') }} ci using (submission_id)
