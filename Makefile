@@ -7,7 +7,7 @@ WAREHOUSE ?= warehouse/srlens.duckdb
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DO_NOT_TRACK := 1
 
-.PHONY: venv build test report clean
+.PHONY: venv build test lint report clean
 
 venv: $(VENV)/.installed
 
@@ -25,6 +25,12 @@ build: venv
 
 test: venv
 	$(BIN)/pytest
+
+# ruff for the Python, sqlfluff for the dbt models (config: pyproject.toml, .sqlfluff).
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/sqlfluff lint dbt_project/models --processes 2
 
 # The HTML report of the demo warehouse: report/index.html, opens offline.
 report: build
