@@ -2,7 +2,7 @@
 -- (both orders: the row (b, a) has the opposite delta and interval and the same p-values).
 -- Metrics: corpus_bleu, dea (micro) and <score>_mean for each sentence score, all computed from
 -- summed per-sentence statistics (macros/significance.sql) on the n sentences both runs realized.
---   bootstrap  d_s = m_a(s) - m_b(s) over the B samples of int_resample_weights;
+--   bootstrap  d_s = m_a(s) - m_b(s) over the B bootstrap samples (udfs/resample.py);
 --              p_value = (1 + #{s : |d_s| - mean|d| > |delta|}) / (B + 1)  (paired_bs, Koehn 2004);
 --              ci_low, ci_high = 2.5th and 97.5th percentiles of d_s (linear interpolation).
 --   ar         trial r swaps the statistics of the masked sentences: a's sums become
