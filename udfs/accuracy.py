@@ -150,7 +150,7 @@ def _edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable], cost: int | N
         lo, hi = -((cost - n + m) // 2), (cost + n - m) // 2
     far = (n + m + 2) * (k + 1)
     d = [[far] * (m + 1) for _ in range(n + 1)]
-    for i in range(0, min(n, hi) + 1):
+    for i in range(min(n, hi) + 1):
         d[i][0] = i * k
     for j in range(1, min(m, -lo) + 1):
         d[0][j] = j * k
@@ -205,6 +205,9 @@ def edit_counts(ref: Sequence[str], out: Sequence[str]) -> EditCounts:
     return _edit_counts(list(ref), list(out))
 
 
+SMALL = 25  # cells of the dynamic programme below which aligned_edit_counts runs it directly (measured)
+
+
 def aligned_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts:
     """``edit_counts`` with a compiled edit distance: the same counts, most of them without the
     Python dynamic programme.
@@ -219,6 +222,8 @@ def aligned_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> Edi
     if ref == out:
         return NO_EDITS
     n, m = len(ref), len(out)
+    if n * m <= SMALL:  # most treelets: the plain programme costs less than the two calls
+        return _edit_counts(ref, out)
     unit = 2 * (min(n, m) + 1) + 1
     cost, subs = divmod(Levenshtein.distance(ref, out, weights=(unit, unit, unit + 1)), unit)
     insertions = (cost - subs + m - n) // 2
