@@ -47,6 +47,7 @@ BEFORE_AFTER = [
     ("sentence scores (BLEU + accuracies)",
      [("int_sentence_udf_scores", "intermediate/int_sentence_udf_scores.sql")],
      [("int_sentence_bleu_stats", "intermediate/int_sentence_bleu_stats.sql"),
+      ("int_accuracy_units", "intermediate/int_accuracy_units.sql"),
       ("int_sentence_udf_scores", "intermediate/int_sentence_udf_scores.sql")]),
     ("metric_correlations", [("metric_correlations", "marts/metric_correlations.sql")],
      [("metric_correlations", "marts/metric_correlations.sql")]),
@@ -228,9 +229,9 @@ def main():
         comparison = before_after_report(warehouse, args.before)
 
     dea_s = times["int_dea_edges"] + times["int_output_lemmas"]
-    udf_s = times["int_sentence_udf_scores"] + times["int_sentence_bleu_stats"]
+    udf_s = times["int_sentence_udf_scores"] + times["int_sentence_bleu_stats"] + times["int_accuracy_units"]
     scoring_models = ("int_output_words", "int_output_lemmas", "int_scored_outputs", "int_dea_edges",
-                      "int_sentence_bleu_stats", "int_sentence_udf_scores", "sentence_scores", "submission_scores", "dea_by_relation")
+                      "int_sentence_bleu_stats", "int_accuracy_units", "int_sentence_udf_scores", "sentence_scores", "submission_scores", "dea_by_relation")
     scoring_s = sum(times[m] for m in scoring_models)
     lines = [
         f"Treebank `{Path(args.treebank).name}`, {args.runs} runs x {per_run:,} sentences = {n:,} output sentences "
@@ -240,9 +241,9 @@ def main():
         "|---|---:|---:|",
         f"| load treebank + {args.runs} runs | {load_s:.1f} | {n / load_s:,.0f} |",
         f"| DEA, set-based SQL (`int_output_lemmas` + `int_dea_edges`) | {dea_s:.1f} | {n / dea_s:,.0f} |",
-        f"| BLEU (n-gram statistics in SQL, `int_sentence_bleu_stats`) + string/tree/reorder accuracies, arrow UDFs (`int_sentence_udf_scores`) | {udf_s:.1f} | {n / udf_s:,.0f} |",
+        f"| BLEU (n-gram statistics in SQL, `int_sentence_bleu_stats`) + string/tree/reorder accuracies (mapping and treelets in SQL, `int_accuracy_units`; alignments with `srlens_edit_counts` in `int_sentence_udf_scores`) | {udf_s:.1f} | {n / udf_s:,.0f} |",
         f"| of which sentence BLEU alone (`srlens_sentence_bleu` over the same pairs) | {udf_seconds['bleu']:.1f} | {n / udf_seconds['bleu']:,.0f} |",
-        f"| of which the edit-distance accuracies alone (`srlens_accuracies`) | {udf_seconds['accuracies']:.1f} | {n / udf_seconds['accuracies']:,.0f} |",
+        f"| for comparison, the plain-Python accuracies (`srlens_accuracies`, `sentence_accuracies` per row) over the same pairs | {udf_seconds['accuracies']:.1f} | {n / udf_seconds['accuracies']:,.0f} |",
         f"| all scoring models | {scoring_s:.1f} | {n / scoring_s:,.0f} |",
         f"| whole `srlens build` (dbt start-up, every model and data test) | {build_s:.1f} | {n / build_s:,.0f} |",
         f"| nltk `sentence_bleu` in a Python loop, same pairs | {nltk_s:.1f} | {n / nltk_s:,.0f} |",

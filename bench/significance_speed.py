@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO / "demo"))
 from benchmarks_doc import write_section  # noqa: E402
 
 SECTION = "Significance, buckets and examples (SPEC 12)"
-MODELS = ["int_significance_sentences", "int_significance_pairs", "int_resample_weights",
+MODELS = ["int_significance_sentences", "int_significance_pairs",
           "int_submission_resample_sums", "int_pair_resample_sums", "int_submission_intervals",
           "pairwise_significance", "int_language_frequencies", "bucket_scores", "error_examples"]
 
@@ -80,10 +80,7 @@ def counts(warehouse):
             "runs": q("select count(*) from staging.stg_submissions"),
             "sentences": q("select count(*) from intermediate.int_significance_sentences"),
             "pairs": q("select count(*) from intermediate.int_significance_pairs"),
-            "weights": q("select count(*) from intermediate.int_resample_weights"),
-            "joined": q("select sum(w) from (select s.n, count(*) * (select count(*) from "
-                        "intermediate.int_resample_weights x where x.n = s.n) / s.n as w "
-                        "from intermediate.int_significance_sentences s group by s.submission_id, s.n)"),
+            "resampled": q("select count(*) from intermediate.int_submission_resample_sums"),
             "pairwise_rows": q("select count(*) from pairwise_significance"),
             "bucket_rows": q("select count(*) from bucket_scores"),
             "example_rows": q("select count(*) from error_examples"),
@@ -106,21 +103,6 @@ def scale(name, warehouse, load):
             **counts(warehouse)}
 
 
-def numpy_per_run(n=2000, samples=1000, trials=1000, stats=32, repeat=3):
-    """CPU seconds per run of the same sums done in numpy (counts and mask as matrices, one matmul each):
-    the alternative to the SQL join, measured for the record."""
-    import numpy as np
-
-    matrix = np.random.default_rng(0).random((n, stats))
-    start = time.process_time()
-    for _ in range(repeat):
-        idx = np.random.default_rng(12345).choice(n, size=(samples, n))
-        counts = np.bincount((idx + np.arange(samples)[:, None] * n).ravel(), minlength=samples * n)
-        counts.reshape(samples, n).astype(float) @ matrix
-        np.random.default_rng(12345).integers(2, size=(trials, n), dtype=bool).astype(float) @ matrix
-    return (time.process_time() - start) / repeat
-
-
 def render(results):
     lines = [f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared with other jobs while measured: "
              "wall times are upper bounds). B = R = 1,000. `python bench/significance_speed.py --doc`.", ""]
@@ -134,22 +116,14 @@ def render(results):
     lines.append("")
     for r in results:
         lines.append(f"* {r['name']}: {r['runs']} runs, {r['sentences']:,} realized sentences, {r['pairs']} ordered "
-                     f"pairs; {r['weights']:,} weight rows; the resampling join feeds {int(r['joined']):,} rows to "
-                     f"the group by; marts: {r['pairwise_rows']:,} pairwise rows, {r['bucket_rows']:,} bucket "
+                     f"pairs; {r['resampled']:,} resampled sums (one matrix product per run and kind, "
+                     f"udfs/resample.py); marts: {r['pairwise_rows']:,} pairwise rows, {r['bucket_rows']:,} bucket "
                      f"rows, {r['example_rows']:,} example rows.")
     big = results[-1]
-    rate = big["joined"] / max(big["models"].get("int_submission_resample_sums", 1e-9), 1e-9)
-    campaign = 180 * 2000 * (0.632 * 1000 + 0.5 * 1000 + 1)
-    lines.append(f"* Campaign estimate (30 corpora x 6 runs x 2,000 sentences, B = R = 1,000): the join feeds "
-                 f"{campaign / 1e6:,.0f} M rows; at the {rate / 1e6:,.1f} M rows/s measured above, "
-                 f"int_submission_resample_sums takes about {campaign / rate:,.0f} s. Pairs then combine "
-                 "the runs' sums: 30 x 30 ordered pairs x 2,000 samples, independent of the sentence count.")
-    per_run = numpy_per_run()
-    lines.append(f"* The same sums in numpy (counts and mask as matrices, one matrix product each) take "
-                 f"{per_run:.2f} s of CPU per run of 2,000 sentences, {180 * per_run:.0f} s for the campaign's "
-                 "180 runs: the way to go if the SQL join is too slow at campaign scale (not done: the SQL "
-                 "join is what the issue asked for, and these figures were taken on a machine with a load "
-                 "average of about 12 on 2 cores, which inflates the wall times above several times).")
+    per_run = big["models"].get("int_submission_resample_sums", float("nan")) / big["runs"]
+    lines.append(f"* int_submission_resample_sums takes {per_run:.2f} s per run of {big['name']} (numpy's draws "
+                 "and two matrix products per run); it grows linearly with runs x sentences x (B + R). Pairs then "
+                 "combine the runs' sums, independently of the sentence count.")
     return "\n".join(lines)
 
 

@@ -18,6 +18,7 @@ from srlens.udfs.accuracy import (
     ACCURACY_FIELDS,
     COUNT_FIELDS,
     EditCounts,
+    aligned_edit_counts,
     edit_counts,
     register,
     sentence_accuracies,
@@ -528,3 +529,36 @@ def test_the_fast_paths_choose_the_same_alignment_as_the_plain_dp():
             tail = [rng.choice("ab") for _ in range(rng.randint(1, 4))]
             ref, out = ref + tail, out + tail
         assert tuple(edit_counts(ref, out)) == plain_edit_counts(ref, out), (ref, out)
+
+
+def test_the_compiled_distance_and_the_band_choose_the_same_alignment_as_the_plain_dp():
+    # aligned_edit_counts (what the build uses): I, D, S from rapidfuzz's weighted distance, the
+    # banded programme where moves are possible. Shuffles and swaps of repeated tokens are where
+    # ties between alignments change which tokens move.
+    rng = random.Random(11)
+    for _ in range(20000):
+        ref = [rng.choice("abc"[:rng.randint(1, 3)]) for _ in range(rng.randint(0, 10))]
+        kind = rng.random()
+        if kind < 0.3:
+            out = rng.sample(ref, len(ref))
+        elif kind < 0.6:
+            out = list(ref)
+            for i in range(len(out) - 1):
+                if rng.random() < 0.2:
+                    out[i], out[i + 1] = out[i + 1], out[i]
+        else:
+            out = [rng.choice("abc") for _ in range(rng.randint(0, 10))]
+        assert tuple(aligned_edit_counts(ref, out)) == plain_edit_counts(ref, out), (ref, out)
+
+
+def test_sql_edit_counts(con):
+    # 1 2 3 -> 3 1 2: cost 2 keeping two matches (3 deleted at the end, inserted at the front:
+    # one move) beats three substitutions; an empty reference; equal lists; NULL in, NULL out.
+    rows = con.execute("SELECT srlens_edit_counts(r, o) FROM (VALUES ([1, 2, 3], [3, 1, 2]), ([], [7]), "
+                       "([1, 2], [1, 2]), (NULL, [1])) t(r, o)").fetchall()
+    assert [r[0] for r in rows] == [
+        {"ins": 1, "del": 1, "sub": 0, "moves": 1},
+        {"ins": 1, "del": 0, "sub": 0, "moves": 0},
+        {"ins": 0, "del": 0, "sub": 0, "moves": 0},
+        None,
+    ]

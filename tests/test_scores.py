@@ -13,6 +13,7 @@ from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.load import load_outputs, load_treebank
 from srlens.build import build
 from srlens.demo import DEMO_MANIFEST
+from srlens.udfs.accuracy import ACCURACY_FIELDS, COUNT_FIELDS, sentence_accuracies
 from tests.conftest import FIGURE1, require_shared
 from tests.reference_metrics import read_analysis_trees
 from tests.reference_scores import aligned_lemmas, dea, reference_words
@@ -170,6 +171,26 @@ def test_demo_scores_equal_python_reference_and_nltk(warehouse_con, demo_referen
         "select corpus, run, relation, edges, matched from dea_by_relation "
         "where submission_id like 'demo/%'").fetchall()}
     assert got == dict(relation_totals)
+
+
+def test_demo_accuracies_equal_the_python_definition(warehouse_con, demo_reference):
+    """The set-based accuracies (int_accuracy_units + srlens_edit_counts) equal, exactly, the
+    plain-Python sentence_accuracies on every realized demo sentence, counts included."""
+    fields = ACCURACY_FIELDS + COUNT_FIELDS
+    rows = warehouse_con.execute(
+        "select s.corpus, s.run, s.sent_id, o.output_text, u.acc "
+        "from sentence_scores s join staging.stg_outputs o using (submission_id, sent_idx) "
+        "join intermediate.int_sentence_udf_scores u using (submission_id, sent_idx) "
+        "where s.campaign = 'demo' and not s.is_missing").fetchall()
+    assert len(rows) == 2 * (6 + 2) * 200
+    moved = 0
+    for corpus, run, sent_id, text, acc in rows:
+        trees, words = demo_reference[corpus]
+        tree = trees[sent_id]
+        want = sentence_accuracies(tree.lemmas, tree.heads, aligned_lemmas(text, *words[sent_id]))
+        assert {f: acc[f] for f in fields} == {f: want[f] for f in fields}, (corpus, run, sent_id)
+        moved += want["string_moves"] > 0
+    assert moved > 100  # the alignments that need the dynamic programme are among them
 
 
 def test_demo_runs_rank_as_their_perturbations_predict(warehouse_con):

@@ -14,7 +14,8 @@ from srlens.build import build
 from srlens.demo import DEMO_MANIFEST, load_demo
 from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.load import load_outputs
-from srlens.udfs.resample import ar_swaps, bootstrap_counts
+from srlens.udfs import register_all
+from srlens.udfs.resample import ar_weights, bootstrap_weights
 from tests.conftest import require_shared
 from tests.reference_metrics import read_analysis_trees
 from tests.reference_scores import aligned_lemmas, dea, reference_words
@@ -74,11 +75,44 @@ def assert_same(got, want, where):
 
 def test_draws_are_numpys_own():
     idx = np.random.default_rng(12345).choice(7, size=(5, 7), replace=True)
-    sample, position, count = bootstrap_counts(7, 5, 12345)
-    got = Counter({(s, p): c for s, p, c in zip(sample, position, count)})
-    assert got == Counter((s, p) for s in range(5) for p in idx[s])
+    counts = bootstrap_weights(7, 5, 12345)
+    assert {(s, p): counts[s, p] for s in range(5) for p in range(7) if counts[s, p]} == \
+        Counter((s, p) for s in range(5) for p in idx[s])
     mask = np.random.default_rng(12345).integers(2, size=(4, 7), dtype=bool)
-    assert sorted(zip(*ar_swaps(7, 4, 12345))) == [(r, i) for r in range(4) for i in range(7) if mask[r, i]]
+    assert [(r, i) for r in range(4) for i in range(7) if ar_weights(7, 4, 12345)[r, i]] == \
+        [(r, i) for r in range(4) for i in range(7) if mask[r, i]]
+
+
+def test_resampled_sums_are_the_sums_of_the_drawn_lists():
+    """srlens_resample_sums in SQL against plain loops over numpy's draws; with n = 3, some AR trials
+    swap no sentence and still have their row (sums 0), as SPEC's loop counts them."""
+    statistics = [[1.0, 2.0, 0.25], [3.0, 0.0, 0.5], [5.0, 7.0, 0.125]]
+    con = duckdb.connect()
+    register_all(con)
+    got = con.execute("select srlens_resample_sums(?::double[][], 6, 40, 3)", [statistics]).fetchone()[0]
+    idx = np.random.default_rng(3).choice(3, size=(6, 3), replace=True)
+    mask = np.random.default_rng(3).integers(2, size=(40, 3), dtype=bool)
+    column_sums = lambda rows: [sum(statistics[i][c] for i in rows) for c in range(3)]  # noqa: E731
+    want = ([("observed", 0, column_sums(range(3)))]
+            + [("bootstrap", s, column_sums(idx[s])) for s in range(6)]
+            + [("ar", r, column_sums([i for i in range(3) if mask[r, i]])) for r in range(40)])
+    assert list(zip(got["kind"], got["sample"], got["sums"])) == want
+    assert ("ar", [0.0, 0.0, 0.0]) in [(k, s) for k, _, s in want]  # the case the old SQL join dropped
+    assert con.execute("select srlens_resample_sums(null, 6, 40, 3)").fetchone()[0] is None
+
+
+def test_resampled_sums_of_many_lists_in_one_call():
+    """Over 2,048 lists of different lengths (several arrow batches, sliced lists): each row's sums
+    are its own list's, as the one-list call gives them."""
+    con = duckdb.connect()
+    register_all(con)
+    rows = con.execute("select list([i::double, (i * r)::double] order by i), srlens_resample_sums("
+                       "list([i::double, (i * r)::double] order by i), 4, 3, 11) "
+                       "from range(1, 2500) a(r), range(0, 9) b(i) where i < r % 9 + 1 group by r").fetchall()
+    assert len(rows) == 2499
+    for statistics, got in rows:
+        idx = np.random.default_rng(11).choice(len(statistics), size=(4, len(statistics)), replace=True)
+        assert got["sums"][1:5] == [[sum(statistics[i][c] for i in idx[s]) for c in range(2)] for s in range(4)]
 
 
 @pytest.mark.parametrize("b", [SWAPS, "demo/en_ewt_demo/perturb/random", "demo/en_ewt_demo/baseline/hall_nemec"])

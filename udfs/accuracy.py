@@ -40,6 +40,13 @@ mean of 1.583"; and a perfect sentence (STA = 1, S = 0) scores exactly
 paper leaves open whether its regressions used string or tree S; SPEC fixes
 the tree count.)
 
+The build computes the same numbers set-based (issue 18): the word mapping and the treelets in
+SQL (models/intermediate/int_accuracy_units.sql), the alignments with ``srlens_edit_counts``
+(``aligned_edit_counts`` below: a compiled weighted edit distance gives I, D and S; the dynamic
+programme here runs only where moves are possible), the sums and formulas in SQL
+(int_sentence_udf_scores.sql). ``sentence_accuracies`` stays the plain-Python definition, which
+tests compare the warehouse with; ``srlens_accuracies`` is it as a SQL function.
+
 Edge values.
 * out NULL (missing sentence) or ref NULL: every value NULL.
 * R = 0: all accuracies NULL (division by zero); counts are still reported
@@ -63,9 +70,11 @@ from typing import Any, Hashable, NamedTuple, Sequence
 
 import duckdb
 import pyarrow as pa
+from rapidfuzz.distance import Levenshtein
 
 __all__ = [
     "EditCounts",
+    "aligned_edit_counts",
     "edit_counts",
     "sentence_accuracies",
     "srlens_accuracies_arrow",
@@ -117,7 +126,9 @@ class EditCounts(NamedTuple):
 NO_EDITS = EditCounts(0, 0, 0, 0)
 
 
-def _edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts:
+def _edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable], cost: int | None = None) -> EditCounts:
+    """The counts of the alignment of the module docstring; ``cost``, the edit distance if known,
+    limits the programme to the cells an alignment of that cost can pass (a band)."""
     if ref == out:  # the only zero-cost alignment: all diagonal (the common case, and cheap)
         return NO_EDITS
     # A common suffix changes nothing: with equal last tokens d[n][m] = d[n-1][m-1] - 1 always
@@ -129,16 +140,26 @@ def _edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts
     # One integer per cell encodes (cost, -matches) lexicographically: K exceeds
     # any possible difference in matches, so cost always dominates.
     k = min(n, m) + 1
-    d = [[0] * (m + 1) for _ in range(n + 1)]
-    for i in range(1, n + 1):
+    # Band: a path through cell (i, j) makes at least |i - j| + |(n - i) - (m - j)| insertions and
+    # deletions, so with a known cost only lo <= i - j <= hi can lie on an optimal alignment. The
+    # cells outside stay "infinite"; the backtrace below only ever steps to cells of optimal
+    # alignments, whose values the band leaves exact, so it takes the same steps.
+    if cost is None:
+        lo, hi = -m, n
+    else:
+        lo, hi = -((cost - n + m) // 2), (cost + n - m) // 2
+    far = (n + m + 2) * (k + 1)
+    d = [[far] * (m + 1) for _ in range(n + 1)]
+    for i in range(min(n, hi) + 1):
         d[i][0] = i * k
-    for j in range(1, m + 1):
+    for j in range(1, min(m, -lo) + 1):
         d[0][j] = j * k
     for i in range(1, n + 1):
         r = ref[i - 1]
         row, prev = d[i], d[i - 1]
-        left = row[0]
-        for j in range(1, m + 1):
+        first, last = max(1, i - hi), min(m, i - lo)
+        left = row[first - 1]
+        for j in range(first, last + 1):
             # min(diagonal, up, left) spelled out: this loop is most of the UDF's time, and the
             # builtin min() call costs more than the comparisons (profiled in docs/benchmarks.md)
             best = prev[j - 1] + (-1 if r == out[j - 1] else k)
@@ -182,6 +203,45 @@ def edit_counts(ref: Sequence[str], out: Sequence[str]) -> EditCounts:
     tokens work, which the tree metrics use to compare reference positions.
     """
     return _edit_counts(list(ref), list(out))
+
+
+SMALL = 25  # cells of the dynamic programme below which aligned_edit_counts runs it directly (measured)
+
+
+def aligned_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts:
+    """``edit_counts`` with a compiled edit distance: the same counts, most of them without the
+    Python dynamic programme.
+
+    The tie-break (min cost, then most matches) is one weighted edit distance: with R = M + S + D
+    and H = M + S + I, cost * k - M is, up to the constant (R + H) / 2, ((2k + 1) * cost + S) / 2,
+    so with insertion = deletion = 2k + 1 and substitution = 2k + 2 the minimum W gives
+    cost = W // (2k + 1) and S = W % (2k + 1) (S <= min(R, H) < k), hence I and D. Moves need the
+    alignment itself (which tokens were deleted and inserted): zero when nothing is both deleted
+    and inserted or no token occurs on both sides, else the dynamic programme of ``edit_counts``.
+    """
+    if ref == out:
+        return NO_EDITS
+    n, m = len(ref), len(out)
+    if n * m <= SMALL:  # most treelets: the plain programme costs less than the two calls
+        return _edit_counts(ref, out)
+    unit = 2 * (min(n, m) + 1) + 1
+    cost, subs = divmod(Levenshtein.distance(ref, out, weights=(unit, unit, unit + 1)), unit)
+    insertions = (cost - subs + m - n) // 2
+    deletions = cost - subs - insertions
+    if insertions and deletions and not set(ref).isdisjoint(out):
+        return _edit_counts(ref, out, cost)
+    return EditCounts(insertions, deletions, subs, 0)
+
+
+EDIT_COUNTS_TYPE = pa.struct([("ins", pa.int32()), ("del", pa.int32()), ("sub", pa.int32()), ("moves", pa.int32())])
+
+
+def srlens_edit_counts_arrow(ref, out) -> pa.Array:
+    """Arrow-vectorized body of ``srlens_edit_counts``: one struct (or NULL) per row."""
+    results = [None if r is None or o is None else aligned_edit_counts(r, o)
+               for r, o in zip(ref.to_pylist(), out.to_pylist())]
+    return pa.array([None if c is None else dict(zip(("ins", "del", "sub", "moves"), c)) for c in results],
+                    type=EDIT_COUNTS_TYPE)
 
 
 def _check_tree(lemmas: Sequence[Any], heads: Sequence[Any]) -> None:
@@ -323,7 +383,17 @@ def srlens_accuracies_arrow(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:
 
 
 def register(con: duckdb.DuckDBPyConnection) -> None:
-    """Register ``srlens_accuracies(VARCHAR[], INTEGER[], VARCHAR[]) -> STRUCT`` on ``con``."""
+    """Register ``srlens_accuracies(VARCHAR[], INTEGER[], VARCHAR[]) -> STRUCT`` and
+    ``srlens_edit_counts(INTEGER[], INTEGER[]) -> STRUCT(ins, del, sub, moves)`` on ``con``."""
+    con.create_function(
+        "srlens_edit_counts",
+        srlens_edit_counts_arrow,
+        ["INTEGER[]", "INTEGER[]"],
+        "STRUCT(ins INTEGER, del INTEGER, sub INTEGER, moves INTEGER)",
+        type="arrow",
+        null_handling="special",
+        side_effects=False,
+    )
     con.create_function(
         "srlens_accuracies",
         srlens_accuracies_arrow,

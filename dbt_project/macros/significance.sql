@@ -19,12 +19,45 @@
     {{ return(columns) }}
 {% endmacro %}
 
-{# `sum(weight * column) as column` for every statistic. #}
-{% macro significance_weighted_sums(weight) %}
-    {%- for column in significance_stat_columns() %}
-    sum({{ weight }} * {{ column }}) as {{ column }}{{ ',' if not loop.last }}
+{# The statistics of a list of sentences as one DOUBLE[] per sentence, in the order of `order_by`
+   (an aggregate: `alias` is the sentences' table alias). #}
+{% macro significance_statistics_list(alias, order_by) %}
+    {%- set columns = [] %}
+    {%- for column in significance_stat_columns() %}{% do columns.append(alias ~ '.' ~ column) %}{% endfor %}
+    list([{{ columns | join(', ') }}] order by {{ order_by }})
+{%- endmacro %}
+
+{# The resampled sums of lists of sentences (udfs/resample.py): one row per list (its `keys`) and
+   kind (observed, bootstrap, ar) and sample, one column per statistic. Continues a WITH whose CTE
+   `lists` holds `keys` and `statistics` (significance_statistics_list): `with lists as (...), {{
+   significance_resampled_sums(keys) }}`. #}
+{% macro significance_resampled_sums(keys) %}
+    {%- set samples = number_var('bootstrap_samples') %}
+    {%- set trials = number_var('ar_samples') %}
+    {%- set seed = number_var('bootstrap_seed') %}
+    {%- for name, value in [('bootstrap_samples', samples), ('ar_samples', trials), ('bootstrap_seed', seed)] %}
+        {%- if not modules.re.fullmatch('[0-9]+', value | string) or (name != 'bootstrap_seed' and value | int < 1) %}
+            {{ exceptions.raise_compiler_error(name ~ " must be a whole number" ~ (" >= 1" if name != 'bootstrap_seed' else "")
+                                               ~ ", got '" ~ value ~ "'") }}
+        {%- endif %}
     {%- endfor %}
-{% endmacro %}
+    {#- materialized: the UDF runs once per list, not once per field read from its result #}
+    resampled as materialized (
+        select {{ keys | join(', ') }}, srlens_resample_sums(statistics, {{ samples }}, {{ trials }}, {{ seed }}) as r
+        from lists
+    ),
+
+    resampled_rows as (
+        select {{ keys | join(', ') }}, unnest(r.kind) as kind, unnest(r.sample) as sample, unnest(r.sums) as sums
+        from resampled
+    )
+
+    select {{ keys | join(', ') }}, kind, sample,
+        {%- for column in significance_stat_columns() %}
+        sums[{{ loop.index }}] as {{ column }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from resampled_rows
+{%- endmacro %}
 
 {# The metric names, in the order of the columns significance_metric_columns writes. #}
 {% macro significance_metrics() %}

@@ -1,15 +1,73 @@
 {{ incremental_by_submission() }}
 -- Scores that need Python UDFs: sentence BLEU with nltk's exact arithmetic (udfs/bleu.py) from the
--- n-gram statistics counted in SQL (int_sentence_bleu_stats), and the edit-distance based
--- string/tree/reordering accuracies (udfs/accuracy.py). `materialized` keeps DuckDB from inlining
--- the UDF call into each field.
-with scored as materialized (
+-- n-gram statistics counted in SQL (int_sentence_bleu_stats), and the string/tree/reordering
+-- accuracies (SPEC 5 and 7) from the alignments of int_accuracy_units: srlens_edit_counts
+-- (udfs/accuracy.py) aligns the units whose two sequences differ; equal ones have no edits and
+-- are the correctly ordered treelets. The formulas are udfs/accuracy.py sentence_accuracies',
+-- with the same float operations in the same order (constants as DOUBLE literals).
+with units as (
+    select submission_id, sent_idx, unit, len(reference) as reference_words, reference = output as same,
+           reference, output
+    from {{ ref('int_accuracy_units') }}
+    where {{ changed_submission() }}
+),
+
+-- `materialized` keeps DuckDB from calling the UDF once per field read from its result.
+edits as materialized (
+    select submission_id, sent_idx, unit, srlens_edit_counts(reference, output) as edit
+    from units
+    where not same
+),
+
+counts as (
+    select
+        u.submission_id,
+        u.sent_idx,
+        max(u.reference_words) filter (where u.unit = 0) as n,  -- the string unit: one per sentence
+        {%- for field, count in [('ins', 'ins'), ('del', 'del'), ('sub', 'sub'), ('moves', 'moves')] %}
+        coalesce(sum(e.edit.{{ field }}) filter (where u.unit = 0), 0)::integer as string_{{ count }},
+        coalesce(sum(e.edit.{{ field }}) filter (where u.unit > 0), 0)::integer as tree_{{ count }},
+        {%- endfor %}
+        count(*) filter (where u.unit > 0 and u.same)::integer as reorder_correct,
+        count(*) filter (where u.unit > 0)::integer as reorder_total
+    from units u
+    left join edits e using (submission_id, sent_idx, unit)
+    group by u.submission_id, u.sent_idx
+),
+
+accuracies as (
+    select
+        *,
+        case when n > 0 then 1 - (tree_ins + tree_del + tree_sub) / n end as sta
+    from counts
+),
+
+scored as (
     select
         submission_id,
         sent_idx,
-        srlens_accuracies(ref_lemmas, ref_heads, out_lemmas) as acc
-    from {{ ref('int_scored_outputs') }}
-    where {{ changed_submission() }}
+        struct_pack(
+            simple_string_accuracy := case when n > 0 then 1 - (string_ins + string_del + string_sub) / n end,
+            generation_string_accuracy :=
+                case when n > 0 then 1 - (string_ins + string_del + string_sub - string_moves) / n end,
+            simple_tree_accuracy := sta,
+            generation_tree_accuracy := case when n > 0 then 1 - (tree_ins + tree_del + tree_sub - tree_moves) / n end,
+            -- Bangalore et al. 2000, eq. (4) and (5); S is the tree substitution count.
+            understandability_accuracy := (1.3147e0 * sta - 0.1039e0 * tree_sub - 0.4458e0) / 0.8689e0,
+            quality_accuracy := (1.0192e0 * sta - 0.0869e0 * tree_sub - 0.3553e0) / 0.6639e0,
+            reorder_accuracy := case when reorder_total > 0 then reorder_correct / reorder_total end,
+            string_ins := string_ins,
+            string_del := string_del,
+            string_sub := string_sub,
+            string_moves := string_moves,
+            tree_ins := tree_ins,
+            tree_del := tree_del,
+            tree_sub := tree_sub,
+            tree_moves := tree_moves,
+            reorder_correct := reorder_correct,
+            reorder_total := reorder_total
+        ) as acc
+    from accuracies
 )
 
 select

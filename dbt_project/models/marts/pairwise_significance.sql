@@ -2,7 +2,7 @@
 -- (both orders: the row (b, a) has the opposite delta and interval and the same p-values).
 -- Metrics: corpus_bleu, dea (micro) and <score>_mean for each sentence score, all computed from
 -- summed per-sentence statistics (macros/significance.sql) on the n sentences both runs realized.
---   bootstrap  d_s = m_a(s) - m_b(s) over the B samples of int_resample_weights;
+--   bootstrap  d_s = m_a(s) - m_b(s) over the B bootstrap samples (udfs/resample.py);
 --              p_value = (1 + #{s : |d_s| - mean|d| > |delta|}) / (B + 1)  (paired_bs, Koehn 2004);
 --              ci_low, ci_high = 2.5th and 97.5th percentiles of d_s (linear interpolation).
 --   ar         trial r swaps the statistics of the masked sentences: a's sums become
@@ -73,7 +73,8 @@ bootstrap_tests as (
 ),
 
 -- Approximate randomization: each trial's swapped lists, from the observed and swapped sums of both
--- sides (oa - ra + rb for a, ob - rb + ra for b).
+-- sides (oa - ra + rb for a, ob - rb + ra for b). Computed for one order of each pair: the other
+-- order has the same two lists, so |d_r| and |delta| and the counts are the same (ar_tests_both).
 swapped as (
     select p.submission_a, p.submission_b, ra.sample,
            {{ significance_metric_columns('oa.{} - ra.{} + rb.{}', 'a_') }},
@@ -84,6 +85,7 @@ swapped as (
     join sums ra on ra.submission_id = p.submission_a and ra.restricted_to = p.restricted_a and ra.kind = 'ar'
     join sums rb on rb.submission_id = p.submission_b and rb.restricted_to = p.restricted_b and rb.kind = 'ar'
         and rb.sample = ra.sample
+    where p.submission_a < p.submission_b
 ),
 
 ar_tests as (
@@ -96,6 +98,13 @@ ar_tests as (
     from swapped s
     join observed o using (submission_a, submission_b)
     group by s.submission_a, s.submission_b
+),
+
+ar_tests_both as (
+    select * from ar_tests
+    union all by name
+    select * exclude (submission_a, submission_b), submission_b as submission_a, submission_a as submission_b
+    from ar_tests
 ),
 
 -- Equal statistics of the metric on every common sentence (SPEC's exception: p = 1).
@@ -131,7 +140,7 @@ tests as (
            ]) as t
     from observed o
     join bootstrap_tests bt using (submission_a, submission_b)
-    join ar_tests ar using (submission_a, submission_b)
+    join ar_tests_both ar using (submission_a, submission_b)
     join identical i using (submission_a, submission_b)
 )
 
