@@ -40,6 +40,7 @@ import unicodedata
 from collections import Counter, defaultdict
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -292,6 +293,11 @@ def _plain_words(chunks, keys, sentence, vocabulary):
         return chunks, keys
     forms, word_keys, piece_keys = [], [], []
     for chunk, k in zip(chunks, keys):
+        if k in one_word:
+            forms.append(chunk)
+            word_keys.append(k)
+            piece_keys.append(k)
+            continue
         recipe = sentence.cut_chunks.get(k)
         if recipe is not None:
             source = chunk if len(k) == len(chunk) else k  # casefold kept the length: cut the original
@@ -303,7 +309,7 @@ def _plain_words(chunks, keys, sentence, vocabulary):
                 else:
                     forms.extend(multiword[0])
                     word_keys.extend(multiword[1])
-        elif k in one_word or not (k in sentence.forms or k in sentence.chunks or not vocabulary.plain(k)):
+        elif not (k in sentence.forms or k in sentence.chunks or not vocabulary.plain(k)):
             forms.append(chunk)
             word_keys.append(k)
             piece_keys.append(k)
@@ -449,7 +455,7 @@ def _aligned_words(outputs, sentences, vocabularies):
     vocabulary_fields = _fields(vocabularies)
     entries = list(zip(*(vocabulary_fields[name].to_pylist() for name in ("form", "words", "n"))))
 
-    output_index, word_idx, forms, word_ids, offsets = [], [], [], [], [0]
+    counts, forms, word_ids, offsets = [], [], [], [0]  # counts: words of each output
     o = s = v = 0
     vocabulary, vocabulary_entries = None, None
     for n_outputs, n_sentences, n_entries in zip(output_counts, sentence_counts, vocabulary_counts):
@@ -464,21 +470,23 @@ def _aligned_words(outputs, sentences, vocabularies):
         for i in range(o, o + n_outputs):
             text = texts[i]
             if not text:
+                counts.append(0)
                 continue
             words = done.get((output_sentences[i], text))
             if words is None:
                 words = done[output_sentences[i], text] = _align(text, by_idx[output_sentences[i]], vocabulary)
-            n = len(words[0])
-            output_index.extend([i] * n)
-            word_idx.extend(range(1, n + 1))
+            counts.append(len(words[0]))
             forms.extend(words[0])
             word_ids.extend(words[1])
         o += n_outputs
         offsets.append(len(forms))
-    output_index = pa.array(output_index, type=pa.int64())
+    # Each output's submission and sentence, once per word; word_idx 1..n within each output.
+    counts = np.array(counts, dtype=np.int64)
+    output_index = np.repeat(np.arange(len(counts)), counts)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
     columns = {"submission_id": output_fields["submission_id"].take(output_index),
                "sent_idx": output_fields["sent_idx"].take(output_index),
-               "word_idx": pa.array(word_idx, type=pa.int32()),
+               "word_idx": pa.array(np.arange(1, len(output_index) + 1) - starts),
                "form": pa.array(forms, type=pa.string()),
                "word_id": pa.array(word_ids, type=pa.int32())}
     values = pa.StructArray.from_arrays([columns[name].cast(t) for name, t in WORD_FIELDS],
