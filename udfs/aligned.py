@@ -27,6 +27,10 @@ model, and each word is mapped to a reference word of the same sentence:
 5. Words map to reference words by key, k-th occurrence to k-th (as before this module); an
    unmatched word has no word_id.
 
+Most outputs skip steps 2 to 4 (_plain_words): when every chunk is one word of the sentence, a
+reference chunk cut the same way wherever it occurs, or a plain unknown word, its words are known
+without the cutting and reading bookkeeping (docs/definitions.md, "The fast path").
+
 ``srlens_aligned_words`` is an arrow UDF called once per block of sentences: one row holds
 the outputs of every run for those sentences, the sentences' token lines and the corpus
 vocabulary, so each sentence and each vocabulary is prepared once per block, not per output.
@@ -362,10 +366,11 @@ def align(text, sentence, vocabulary):
     return list(zip(*_align(text, sentence, vocabulary)))
 
 
-def _align(text, sentence, vocabulary):
-    """align() as two lists: the forms of the words and their word ids."""
+def _align(text, sentence, vocabulary, fast=True):
+    """align() as two lists: the forms of the words and their word ids. fast=False leaves out
+    the fast path (_plain_words), which must not change the words (tests/test_aligned.py)."""
     chunks, keys = _chunks(text)
-    plain = _plain_words(chunks, keys, sentence, vocabulary)
+    plain = _plain_words(chunks, keys, sentence, vocabulary) if fast else None
     if plain is not None:
         forms, keys = plain
     else:
