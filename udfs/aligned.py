@@ -281,7 +281,10 @@ def _chunks(text):
     chunks = text.split()
     if text.isascii():  # key() of each chunk, at once
         return chunks, text.lower().split()
-    return chunks, [key(c) for c in chunks]
+    # Also at once: casefold maps character by character, and NFC composes nothing across
+    # whitespace; chunk by chunk should the count ever differ.
+    keys = unicodedata.normalize("NFC", text.casefold()).split()
+    return chunks, keys if len(keys) == len(chunks) else [key(c) for c in chunks]
 
 
 def _plain_words(chunks, keys, sentence, vocabulary):
@@ -462,12 +465,14 @@ def _aligned_words(outputs, sentences, vocabularies):
 
     counts, forms, word_ids, offsets = [], [], [], [0]  # counts: words of each output
     o = s = v = 0
-    vocabulary, vocabulary_entries = None, None
+    vocabularies = []  # (entries, Vocabulary): a corpus's blocks share one, in whatever order they come
     for n_outputs, n_sentences, n_entries in zip(output_counts, sentence_counts, vocabulary_counts):
         block_entries = entries[v:v + n_entries]
         v += n_entries
-        if block_entries != vocabulary_entries:  # a corpus's blocks share one vocabulary
-            vocabulary, vocabulary_entries = Vocabulary(block_entries), block_entries
+        vocabulary = next((known for seen, known in vocabularies if seen == block_entries), None)
+        if vocabulary is None:
+            vocabulary = Vocabulary(block_entries)
+            vocabularies.append((block_entries, vocabulary))
         by_idx = {idx: Sentence(text, ids, token_forms)
                   for idx, text, ids, token_forms in zip(*(c[s:s + n_sentences] for c in sentence_columns))}
         s += n_sentences
