@@ -465,14 +465,14 @@ def _aligned_words(outputs, sentences, vocabularies):
 
     counts, forms, word_ids, offsets = [], [], [], [0]  # counts: words of each output
     o = s = v = 0
-    vocabularies = []  # (entries, Vocabulary): a corpus's blocks share one, in whatever order they come
+    prepared = []  # (entries, Vocabulary): a corpus's blocks share one, in whatever order they come
     for n_outputs, n_sentences, n_entries in zip(output_counts, sentence_counts, vocabulary_counts):
         block_entries = entries[v:v + n_entries]
         v += n_entries
-        vocabulary = next((known for seen, known in vocabularies if seen == block_entries), None)
+        vocabulary = next((known for seen, known in prepared if seen == block_entries), None)
         if vocabulary is None:
             vocabulary = Vocabulary(block_entries)
-            vocabularies.append((block_entries, vocabulary))
+            prepared.append((block_entries, vocabulary))
         by_idx = {idx: Sentence(text, ids, token_forms)
                   for idx, text, ids, token_forms in zip(*(c[s:s + n_sentences] for c in sentence_columns))}
         s += n_sentences
