@@ -1,5 +1,6 @@
-"""A/B of the 'aligned' processor step (issue 20): the whitespace-token version that preceded it
-against the tokenizer of udfs/aligned.py, on the same outputs, in one run.
+"""A/B/C of the 'aligned' processor step (issue 20): the whitespace-token version that preceded
+it, the tokenizer's UDF as first merged (git revision BASELINE_UDF_REV, no fast path) and the
+tokenizer of udfs/aligned.py as it is, on the same outputs, in one run.
 
 Writes 8 runs of a UD treebank: 4 as text (the reference's own text, its whitespace chunks
 shuffled, 20% of them dropped, and the text with U+202F for spaces) and 4 pre-tokenized (the
@@ -7,19 +8,26 @@ syntactic words of scoring_speed.py's perturbations: gold, swaps, shuffle, drops
 warehouse with processor 'aligned', then runs on it, each as a `create table ... as`:
 
 * before: the aligned branch of int_output_words as it was (BEFORE_SQL below, plain SQL);
+* first UDF: the same compiled SQL with srlens_aligned_words taken from BASELINE_UDF_REV;
 * after: the compiled SQL of int_aligned_sentences, int_aligned_vocabulary and int_output_words
   from that build, with the UDFs registered as in dbt.
 
-It reports seconds, output words per second and DEA / corpus BLEU of every run as the build
-stored them, and writes them to docs/benchmarks.md.
+The three run one after the other, twice, in the same process; the table gives the faster of the
+two rounds of each. The two UDF versions must give the same rows (counted). It reports seconds,
+output words per second and DEA / corpus BLEU of every run as the build stored them, and writes
+them to docs/benchmarks.md.
 
     python bench/aligned_speed.py [--treebank PATH] [--out docs/benchmarks.md]
+    python bench/aligned_speed.py --warehouse W.duckdb --section TITLE   # a warehouse already built
+                                                                          # with processor aligned
 """
 
 import argparse
+import importlib.util
 import os
 import random
 import re
+import subprocess
 import sys
 import tempfile
 import time
@@ -38,6 +46,7 @@ from scoring_speed import write_runs  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SRLENS_SHARED_DIR", REPO.parent / "shared"))
+BASELINE_UDF_REV = "97f23e0"  # the merge of the aligned tokenizer: udfs/aligned.py before its fast path
 
 # int_output_words' aligned branch before issue 20: whitespace tokens, lower(), k-th occurrence.
 BEFORE_SQL = r"""
@@ -106,74 +115,147 @@ def compiled(work_dir, model):
     return re.sub(r'"[^"]+"\."(staging|intermediate|main)"\."(\w+)"', r"w.\1.\2", sql)
 
 
+def baseline_udf(tmp):
+    """udfs/aligned.py at BASELINE_UDF_REV, imported under another name (None without git)."""
+    try:
+        source = subprocess.run(["git", "-C", str(REPO), "show", f"{BASELINE_UDF_REV}:udfs/aligned.py"],
+                                capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    path = tmp / "aligned_baseline.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("aligned_baseline", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def timed(con, name, sql):
-    start = time.perf_counter()
-    con.execute(f"create table {name} as {sql}")
-    return time.perf_counter() - start
+    """Wall seconds, and CPU seconds of this process (DuckDB's threads and the Python UDF)."""
+    start, cpu = time.perf_counter(), time.process_time()
+    con.execute(f"create or replace table {name} as {sql}")
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def total(parts, cpu=False):
+    return sum(p[cpu] for p in parts.values())
+
+
+def measure(warehouse, work_dir, tmp):
+    """Seconds of each version (the faster of two rounds), their word counts, rows that differ."""
+    after_sql = [(m, compiled(work_dir, m)) for m in
+                 ("int_aligned_sentences", "int_aligned_vocabulary", "int_output_words")]
+    baseline = baseline_udf(tmp)
+    connections = {}
+    for version in ("before", "first UDF", "after"):
+        if version == "first UDF" and baseline is None:
+            continue
+        con = duckdb.connect()
+        register_all(con)
+        if version == "first UDF":  # the same SQL, the first merged srlens_aligned_words
+            con.remove_function("srlens_aligned_words")
+            baseline.register(con)
+        con.execute(f"attach '{warehouse}' as w (read_only)")
+        con.execute("use memory")
+        connections[version] = con
+    seconds = {version: {} for version in connections}
+    for _ in range(2):
+        for version, con in connections.items():
+            if version == "before":
+                parts = {"before_words": timed(con, "before_words", BEFORE_SQL)}
+            else:
+                parts = {}
+                for model, sql in after_sql:  # the new models read each other: point them at these tables
+                    for other, _ in after_sql:
+                        sql = sql.replace(f"w.intermediate.{other}", other)
+                    parts[model] = timed(con, model, sql)
+            if not seconds[version] or total(parts) < total(seconds[version]):
+                seconds[version] = parts
+    words = {v: con.execute(f"select count(*) from {'before_words' if v == 'before' else 'int_output_words'}")
+             .fetchall()[0][0] for v, con in connections.items()}
+    differ = None
+    if "first UDF" in connections:
+        con = connections["after"]
+        con.register("first_udf", connections["first UDF"].sql("from int_output_words").to_arrow_table())
+        differ = con.execute("select count(*) from ((from int_output_words except all from first_udf) "
+                             "union all (from first_udf except all from int_output_words))").fetchall()[0][0]
+    con = connections["after"]
+    outputs = con.execute("select count(*) from w.raw.outputs").fetchall()[0][0]
+    scores = con.execute("select run, dea, corpus_bleu from w.main.submission_scores order by run").fetchall()
+    for con in connections.values():
+        con.close()
+    return seconds, words, differ, outputs, scores
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--treebank", default=str(SHARED / "ud/en_ewt/en_ewt-ud-train.conllu"))
+    ap.add_argument("--warehouse", help="measure this warehouse, already built with processor aligned")
+    ap.add_argument("--section", default="Aligned processor (issue 20)")
     ap.add_argument("--out", default=str(BENCHMARKS_MD))
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        warehouse = tmp / "bench.duckdb"
-        token_paths, per_run = write_runs(args.treebank, 4, tmp)
-        load_treebank(warehouse, args.treebank, "bench")
-        for path in write_text_runs(args.treebank, tmp) + token_paths:
-            load_outputs(warehouse, path, "bench", "bench", path.stem, fmt="sr")
-        start = time.perf_counter()
-        build(warehouse, echo=False, processor="aligned")
-        build_s = time.perf_counter() - start
+        build_s = per_run = None
+        if args.warehouse:
+            warehouse = Path(args.warehouse).resolve()
+        else:
+            warehouse = tmp / "bench.duckdb"
+            token_paths, per_run = write_runs(args.treebank, 4, tmp)
+            load_treebank(warehouse, args.treebank, "bench")
+            for path in write_text_runs(args.treebank, tmp) + token_paths:
+                load_outputs(warehouse, path, "bench", "bench", path.stem, fmt="sr")
+            start = time.perf_counter()
+            build(warehouse, echo=False, processor="aligned")
+            build_s = time.perf_counter() - start
         work_dir = warehouse.parent / f".{warehouse.name}.dbt"
-        after_sql = [(m, compiled(work_dir, m)) for m in
-                     ("int_aligned_sentences", "int_aligned_vocabulary", "int_output_words")]
+        seconds, words, differ, outputs, scores = measure(warehouse, work_dir, tmp)
 
-        con = duckdb.connect()
-        register_all(con)
-        con.execute(f"attach '{warehouse}' as w (read_only)")
-        con.execute("use memory")
-        before_s = timed(con, "before_words", BEFORE_SQL)
-        after_s = {}
-        for model, sql in after_sql:  # the new models read each other: point them at these tables
-            for other, _ in after_sql:
-                sql = sql.replace(f"w.intermediate.{other}", other)
-            after_s[model] = timed(con, model, sql)
-        words_before = con.execute("select count(*) from before_words").fetchone()[0]
-        words_after = con.execute("select count(*) from int_output_words").fetchone()[0]
-        outputs = con.execute("select count(*) from w.raw.outputs").fetchone()[0]
-        scores = con.execute("select run, dea, corpus_bleu from w.main.submission_scores order by run").fetchall()
-        con.close()
-
-    total_after = sum(after_s.values())
+    if args.warehouse:
+        what = f"warehouse `{warehouse.name}` (built before, processor `aligned`), {outputs:,} outputs"
+    else:
+        what = (f"treebank `{Path(args.treebank).name}`, 8 runs x {per_run:,} sentences = {outputs:,} outputs "
+                "(4 runs as text: the reference text, its chunks shuffled, 20% of them dropped, U+202F for "
+                "spaces; 4 pre-tokenized: scoring_speed.py's perturbations)")
+    labels = {
+        "before": "before issue 20: whitespace tokens, `lower()`, k-th occurrence (plain SQL)",
+        "first UDF": f"issue 20 as first merged ({BASELINE_UDF_REV}): arrow UDF `srlens_aligned_words`, "
+                     "one call per block of 256 sentences, every output through the whole tokenizer",
+        "after": "now: the same models and UDF with its fast path (chunks that are what they are whatever the "
+                 "output holds skip the cutting and reading steps; columns in and out of arrow)",
+    }
     lines = [
-        f"`python bench/aligned_speed.py`: treebank `{Path(args.treebank).name}`, 8 runs x {per_run:,} sentences "
-        f"= {outputs:,} outputs (4 runs as text: the reference text, its chunks shuffled, 20% of them dropped, "
-        "U+202F for spaces; 4 pre-tokenized: scoring_speed.py's perturbations), one DuckDB connection, "
-        "2-core machine. Both versions run on the same built warehouse, one after the other.",
+        (f"`python bench/aligned_speed.py`: {what}, 2-core machine. The versions run on the same built "
+         "warehouse, one after the other, twice, in one process (DuckDB's default threads); each row is "
+         "the faster of its two rounds. The UDF rows sum `int_aligned_sentences`, `int_aligned_vocabulary` "
+         "and `int_output_words`."),
         "",
-        "| aligned step | seconds | output words | words/s |",
-        "|---|---:|---:|---:|",
-        f"| before issue 20: whitespace tokens, `lower()`, k-th occurrence (plain SQL) | {before_s:.1f} | "
-        f"{words_before:,} | {words_before / before_s:,.0f} |",
-        f"| after: `int_aligned_sentences` + `int_aligned_vocabulary` + `int_output_words` "
-        f"(arrow UDF `srlens_aligned_words`, one call per block of 256 sentences) | {total_after:.1f} | "
-        f"{words_after:,} | {words_after / total_after:,.0f} |",
-        "",
-        "After, by model: " + ", ".join(f"`{m}` {s:.1f} s" for m, s in after_s.items())
-        + f". The whole `srlens build` took {build_s:.1f} s.",
-        "",
-        "Scores of the runs (after):",
-        "",
-        "| run | DEA | corpus BLEU |",
-        "|---|---:|---:|",
-        *[f"| {run} | {dea:.4f} | {bleu:.4f} |" for run, dea, bleu in scores],
+        ("| aligned step | seconds | CPU seconds | output words | words/s | time per word, relative to before "
+         "(wall / CPU) |"),
+        "|---|---:|---:|---:|---:|---:|",
     ]
+    rate = {v: words[v] / total(seconds[v]) for v in seconds}
+    cpu_rate = {v: words[v] / total(seconds[v], cpu=True) for v in seconds}
+    for version, parts in seconds.items():
+        lines.append(f"| {labels[version]} | {total(parts):.1f} | {total(parts, cpu=True):.1f} | {words[version]:,} | "
+                     f"{rate[version]:,.0f} | {rate['before'] / rate[version]:.2f} / "
+                     f"{cpu_rate['before'] / cpu_rate[version]:.2f} |")
+    lines.append("")
+    for version in ("first UDF", "after"):
+        if version in seconds:
+            lines.append(f"{version[0].upper() + version[1:]}, by model (wall / CPU): "
+                         + ", ".join(f"`{m}` {w:.1f} / {c:.1f} s" for m, (w, c) in seconds[version].items()) + ".")
+    if differ is not None:
+        lines.append(f"Rows of `int_output_words` that differ between the first UDF and now: {differ:,}.")
+    if build_s is not None:
+        lines.append(f"The whole `srlens build` took {build_s:.1f} s.")
+    lines += ["", "Scores of the runs (now):", "", "| run | DEA | corpus BLEU |", "|---|---:|---:|",
+              *[f"| {run} | {dea:.4f} | {bleu:.4f} |" for run, dea, bleu in scores[:12]]]
+    if len(scores) > 12:
+        lines.append(f"| ... {len(scores) - 12:,} more runs | | |")
     report = "\n".join(lines)
     print(report)
-    write_section("Aligned processor (issue 20)", report, Path(args.out))
+    write_section(args.section, report, Path(args.out))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu, sentence_b
 from srlens.build import build
 from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.load import load_outputs, load_treebank
-from srlens.udfs.aligned import Sentence, Vocabulary, align
+from srlens.udfs.aligned import Sentence, Vocabulary, _align, _chunks, _plain_words, align
 from tests.conftest import SHARED, require_shared
 from tests.reference_metrics import read_analysis_trees
 from tests.reference_scores import aligned_lemmas, dea, reference_words
@@ -290,3 +290,29 @@ def test_build_gives_the_words_of_the_python_tokenizer(treebank_warehouse, lang)
             analysis = reference[idx, word_id] if word_id else (None, None, None, None)
             expected.append((form, *analysis) if analysis[1] is not None else (form, None, None, None, None))
         assert built[sub, idx] == expected, (sub, idx, text)
+
+
+@pytest.mark.parametrize("lang", TREEBANKS)
+def test_fast_path_gives_the_words_of_the_whole_tokenizer(treebank_warehouse, lang):
+    """align's fast path (chunks that are what they are whatever the output holds) gives, on
+    every output of the four treebanks and their variants, the words of the whole tokenizer
+    (cutting, reading multiword tokens); and it is the path most outputs take."""
+    con = treebank_warehouse
+    corpus = f"{lang}_test"
+    entries = con.execute("select vocabulary from intermediate.int_aligned_vocabulary where corpus = ?",
+                          [corpus]).fetchone()[0]
+    vocabulary = Vocabulary((e["form"], e["words"], e["n"]) for e in entries)
+    sentences = {idx: Sentence(text, ids, forms) for idx, text, ids, forms in con.execute(
+        "select sent_idx, text, token_ids, token_forms from intermediate.int_aligned_sentences "
+        "where corpus = ?", [corpus]).fetchall()}
+    outputs = con.execute("select s.run, o.sent_idx, o.output_text from staging.stg_outputs o "
+                          "join staging.stg_submissions s using (submission_id) where s.corpus = ? "
+                          "and not o.is_missing", [corpus]).fetchall()
+    fast = defaultdict(int)
+    for run, idx, text in outputs:
+        assert _align(text, sentences[idx], vocabulary) == _align(text, sentences[idx], vocabulary, fast=False), \
+            (run, idx, text)
+        fast[run] += _plain_words(*_chunks(text), sentences[idx], vocabulary) is not None
+    per_run = len(sentences)
+    # Pre-tokenized output and the reference's own text nearly always take the fast path.
+    assert min(fast["gold"], fast["shuffled_tokens"]) > 0.9 * per_run, dict(fast)

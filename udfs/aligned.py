@@ -27,6 +27,10 @@ model, and each word is mapped to a reference word of the same sentence:
 5. Words map to reference words by key, k-th occurrence to k-th (as before this module); an
    unmatched word has no word_id.
 
+Most outputs skip steps 2 to 4 (_plain_words): when every chunk is one word of the sentence, a
+reference chunk cut the same way wherever it occurs, or a plain unknown word, its words are known
+without the cutting and reading bookkeeping (docs/definitions.md, "The fast path").
+
 ``srlens_aligned_words`` is an arrow UDF called once per block of sentences: one row holds
 the outputs of every run for those sentences, the sentences' token lines and the corpus
 vocabulary, so each sentence and each vocabulary is prepared once per block, not per output.
@@ -35,11 +39,14 @@ vocabulary, so each sentence and each vocabulary is prepared once per block, not
 from __future__ import annotations
 
 import gc
+import re
 import unicodedata
 from collections import Counter, defaultdict
 
 import duckdb
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = ["key", "Sentence", "Vocabulary", "align", "register"]
 
@@ -64,31 +71,61 @@ class Sentence:
     """One reference sentence: its text and token lines (ids and forms in file order)."""
 
     def __init__(self, text, token_ids, token_forms):
-        self.words, self.word_keys = [], []  # by word_id - 1
-        self.tokens = []  # surface tokens: (form, key, indices of its words)
-        inside_until = 0
+        # Built once per sentence for every block of outputs: written for speed (locals, the
+        # ASCII key inline, the rarer structures only where the sentence needs them).
+        words, word_keys = [], []  # by word_id - 1
+        tokens = []  # surface tokens: (form, key, indices of its words)
+        readings = {}  # key of a surface token -> its readings (word indices), in order
+        word_ids = {}  # key -> word ids in order: the k-th occurrence rule
+        inside_until, spaced = 0, False
         for tid, form in zip(token_ids, token_forms):
             if tid.isdigit():  # a word; ids are 1..n in order (the reader checks it)
-                k = _spaced_key(form)
-                self.words.append(form)
-                self.word_keys.append(k)
-                if len(self.words) > inside_until:
-                    self.tokens.append((form, k, (len(self.words) - 1,)))
+                k = form.lower() if form.isascii() and " " not in form else _spaced_key(form)
+                words.append(form)
+                word_keys.append(k)
+                n = len(words)
+                word_ids.setdefault(k, []).append(n)
+                if n > inside_until:
+                    reading = (n - 1,)
+                else:
+                    continue
             elif "-" in tid:  # a multiword token; empty nodes (8.1) are not words
                 first, inside_until = map(int, tid.split("-"))
-                self.tokens.append((form, _spaced_key(form), tuple(range(first - 1, inside_until))))
-        self.has_multiword = len(self.tokens) < len(self.words)
-        self.readings = {}  # key of a surface token -> its readings (word indices), in order
-        for _, k, reading in self.tokens:
-            self.readings.setdefault(k, []).append(reading)
-        self.word_ids = {}  # key -> word ids in order: the k-th occurrence rule
-        for i, k in enumerate(self.word_keys, start=1):
-            self.word_ids.setdefault(k, []).append(i)
-        self.standalone = Counter(k for _, k, reading in self.tokens if len(reading) == 1)
-        self.forms = set(self.readings) | set(self.word_ids)
+                k = _spaced_key(form)
+                reading = tuple(range(first - 1, inside_until))
+            else:
+                continue
+            tokens.append((form, k, reading))
+            readings.setdefault(k, []).append(reading)
+            spaced = spaced or " " in k
+        self.words, self.word_keys, self.tokens = words, word_keys, tokens
+        self.readings, self.word_ids = readings, word_ids
+        self.has_multiword = len(tokens) < len(words)
+        self.standalone = Counter(k for _, k, reading in tokens if len(reading) == 1) if self.has_multiword else {}
+        self.forms = readings.keys() | word_ids.keys()
         # Forms with whitespace inside, as their keys' parts: ('1', '000').
-        self.spaced = sorted({tuple(f.split(" ")) for f in self.forms if " " in f}, key=len, reverse=True)
+        self.spaced = sorted({tuple(f.split(" ")) for f in self.forms if " " in f}, key=len,
+                             reverse=True) if spaced else []
         self.chunks = self._reference_chunks(nfc(text or ""))
+        # What align does with a chunk whatever else the output holds (its fast path, _plain_words):
+        # one_word: keys of words that stay one word (not a multiword token, not a chunk of the
+        # reference text that is cut or expanded); cut_chunks: reference chunks cut and expanded
+        # the same way in every occurrence: key -> its pieces (start, end, None for a piece that
+        # is one word, else the (forms, keys) of the words of its multiword token).
+        self.one_word, self.cut_chunks = None, {}
+        if not spaced:
+            multiword = {k for _, k, reading in tokens if len(reading) > 1} if self.has_multiword else set()
+            for k, occurrences in self.chunks.items():
+                if len(occurrences) == 1 and len(occurrences[0]) == 1 and len(occurrences[0][0][2]) == 1:
+                    continue  # the common case: one chunk, one token, one word
+                if any(len(pieces) > 1 or len(pieces[0][2]) > 1 for pieces in occurrences):
+                    multiword.add(k)
+                    recipes = [[(i, j, None if len(reading) == 1 else (tuple(words[w] for w in reading),
+                                                                      tuple(word_keys[w] for w in reading)))
+                                for i, j, reading in pieces] for pieces in occurrences]
+                    if all(recipe == recipes[0] for recipe in recipes):
+                        self.cut_chunks[k] = recipes[0]
+            self.one_word = word_ids.keys() - multiword
 
     def _reference_chunks(self, text):
         """How the sentence's own text splits: key of each whitespace chunk -> per occurrence,
@@ -97,12 +134,16 @@ class Sentence:
         chunks = defaultdict(list)
         position, pieces, keys = 0, None, []
         for form, k, reading in self.tokens:
-            form = nfc(form)
+            if not form.isascii():
+                form = unicodedata.normalize("NFC", form)
             start = position
-            while start < len(text) and text[start].isspace():
-                start += 1
-            if not text.startswith(form, start):
-                return {}
+            if text.startswith(form, start):
+                pass
+            else:
+                while start < len(text) and text[start].isspace():
+                    start += 1
+                if not text.startswith(form, start):
+                    return {}
             if start > position or pieces is None:  # whitespace before it: a new chunk
                 if pieces:
                     chunks["".join(keys)].append(pieces)
@@ -147,6 +188,24 @@ class Vocabulary:
         # multiword token in most of its occurrences.
         self.expansions = {k: min(c.items(), key=lambda item: (-item[1], item[0]))[0]
                            for k, c in expansions.items() if as_mwt[k] > as_word[k]}
+        self._plain = {}
+
+    def plain(self, k):
+        """Whether a chunk with key k that is no form of its sentence is one word as it stands:
+        it has no punctuation to cut at and the corpus does not expand it."""
+        found = self._plain.get(k)
+        if found is None:
+            found = self._plain[k] = k not in self.expansions and not _has_punctuation(k)
+        return found
+
+
+_ASCII_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")  # every ASCII character of Unicode P or S
+
+
+def _has_punctuation(text):
+    if text.isascii():
+        return _ASCII_PUNCTUATION.search(text) is not None
+    return any(is_punctuation(c) for c in text)
 
 
 def _join_spaced(chunks, keys, spaced):
@@ -216,11 +275,61 @@ def _segment(folded, sentence_forms, corpus_forms):
     return cuts
 
 
-def _pieces(text, sentence, vocabulary):
+def _chunks(text):
+    """The NFC chunks of an output text and their keys."""
+    text = nfc(text)
+    chunks = text.split()
+    if text.isascii():  # key() of each chunk, at once
+        return chunks, text.lower().split()
+    # Also at once: casefold maps character by character, and NFC composes nothing across
+    # whitespace; chunk by chunk should the count ever differ.
+    keys = unicodedata.normalize("NFC", text.casefold()).split()
+    return chunks, keys if len(keys) == len(chunks) else [key(c) for c in chunks]
+
+
+def _plain_words(chunks, keys, sentence, vocabulary):
+    """The forms and keys of the words when every chunk is what it is whatever its context: a
+    word of the sentence in sentence.one_word, a reference chunk in sentence.cut_chunks, or a
+    chunk that is no form of the sentence and plain for its corpus; and no multiword reading
+    is spelled out elsewhere in the output. Steps 2 to 4 of the module docstring then give
+    these words without their bookkeeping; None when some chunk needs it."""
+    one_word = sentence.one_word
+    if one_word is None:
+        return None
+    if one_word.issuperset(keys):  # the commonest case: pre-tokenized output
+        return chunks, keys
+    forms, word_keys, piece_keys = [], [], []
+    for chunk, k in zip(chunks, keys):
+        if k in one_word:
+            forms.append(chunk)
+            word_keys.append(k)
+            piece_keys.append(k)
+            continue
+        recipe = sentence.cut_chunks.get(k)
+        if recipe is not None:
+            source = chunk if len(k) == len(chunk) else k  # casefold kept the length: cut the original
+            for i, j, multiword in recipe:
+                piece_keys.append(k[i:j])
+                if multiword is None:
+                    forms.append(source[i:j])
+                    word_keys.append(k[i:j])
+                else:
+                    forms.extend(multiword[0])
+                    word_keys.extend(multiword[1])
+        elif not (k in sentence.forms or k in sentence.chunks or not vocabulary.plain(k)):
+            forms.append(chunk)
+            word_keys.append(k)
+            piece_keys.append(k)
+        else:
+            return None
+    if sentence.has_multiword and _spelled_out(piece_keys, sentence):
+        return None
+    return forms, word_keys
+
+
+def _pieces(chunks, keys, sentence, vocabulary):
     """(form, key, reading) of each piece of the output, in order; the reading (indices of the
     words of a surface token) is known for pieces of the reference's own chunks, else None."""
-    chunks = nfc(text).split()
-    keys = [key(c) for c in chunks]
     if sentence.spaced:
         chunks, keys = _join_spaced(chunks, keys, sentence.spaced)
     pieces, seen = [], Counter()
@@ -241,10 +350,10 @@ def _pieces(text, sentence, vocabulary):
     return pieces
 
 
-def _spelled_out(pieces, sentence):
+def _spelled_out(piece_keys, sentence):
     """Multiword readings whose words the output already has beyond the sentence's standalone
     ones (pre-tokenized output: 'de les' for 'des'); these are not expanded again."""
-    counts = Counter(k for _, k, _ in pieces)
+    counts = Counter(piece_keys)
     dropped = set()
     for k in counts:
         multiword = [r for r in sentence.readings.get(k, ()) if len(r) > 1]
@@ -257,26 +366,44 @@ def _spelled_out(pieces, sentence):
 
 def align(text, sentence, vocabulary):
     """[(form, word_id or None)] of the syntactic words of one output text."""
-    pieces = _pieces(text, sentence, vocabulary)
-    if sentence.has_multiword:
-        words = _readings(pieces, sentence, vocabulary)
-    else:  # the common case: every surface token of the sentence is one word
-        words = [(form, k) if k in sentence.word_ids or k not in vocabulary.expansions else None
-                 for form, k, _ in pieces]
-        if None in words:
+    return list(zip(*_align(text, sentence, vocabulary)))
+
+
+def _align(text, sentence, vocabulary, fast=True):
+    """align() as two lists: the forms of the words and their word ids. fast=False leaves out
+    the fast path (_plain_words), which must not change the words (tests/test_aligned.py)."""
+    chunks, keys = _chunks(text)
+    plain = _plain_words(chunks, keys, sentence, vocabulary) if fast else None
+    if plain is not None:
+        forms, keys = plain
+    else:
+        pieces = _pieces(chunks, keys, sentence, vocabulary)
+        if sentence.has_multiword:
             words = _readings(pieces, sentence, vocabulary)
-    mapped, seen = [], {}
-    for form, k in words:
-        ids = sentence.word_ids.get(k, ())
+        else:  # every surface token of the sentence is one word
+            words = [(form, k) if k in sentence.word_ids or k not in vocabulary.expansions else None
+                     for form, k, _ in pieces]
+            if None in words:
+                words = _readings(pieces, sentence, vocabulary)
+        forms = [form for form, _ in words]
+        keys = [k for _, k in words]
+    return forms, _word_ids(keys, sentence)
+
+
+def _word_ids(keys, sentence):
+    """The k-th occurrence of a key is the k-th reference word with that key (None: none left)."""
+    word_ids, seen, ids_of = [], {}, sentence.word_ids
+    for k in keys:
         occurrence = seen.get(k, 0)
         seen[k] = occurrence + 1
-        mapped.append((form, ids[occurrence] if occurrence < len(ids) else None))
-    return mapped
+        ids = ids_of.get(k)
+        word_ids.append(ids[occurrence] if ids is not None and occurrence < len(ids) else None)
+    return word_ids
 
 
 def _readings(pieces, sentence, vocabulary):
     """(form, key) of the syntactic words of the pieces: module docstring, step 4."""
-    dropped = _spelled_out(pieces, sentence) if sentence.has_multiword else set()
+    dropped = _spelled_out([k for _, k, _ in pieces], sentence) if sentence.has_multiword else set()
     claimed = {r for _, _, r in pieces if r is not None and r not in dropped}
     available = {}  # key -> the sentence's surface tokens of that key not taken yet
     words = []
@@ -322,27 +449,70 @@ def _udf_aligned_words(outputs: pa.Array, sentences: pa.Array, vocabularies: pa.
 
 
 def _aligned_words(outputs, sentences, vocabularies):
-    columns = {name: [] for name, _ in WORD_FIELDS}
-    offsets = [0]
-    for block, block_sentences, entries in zip(outputs.to_pylist(), sentences.to_pylist(),
-                                               vocabularies.to_pylist()):
-        vocabulary = Vocabulary((e["form"], e["words"], e["n"]) for e in entries or ())
-        by_idx = {s["sent_idx"]: Sentence(s["text"], s["token_ids"], s["token_forms"])
-                  for s in block_sentences or ()}
-        for output in block or ():
-            text = output["output_text"]
+    outputs, sentences, vocabularies = (a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a
+                                        for a in (outputs, sentences, vocabularies))
+    # Columns, not rows: to_pylist of structs would make a dict per output.
+    output_counts = _list_lengths(outputs)
+    output_fields = _fields(outputs)
+    texts = output_fields["output_text"].to_pylist()
+    output_sentences = output_fields["sent_idx"].to_pylist()
+    sentence_counts = _list_lengths(sentences)
+    sentence_fields = _fields(sentences)
+    sentence_columns = [sentence_fields[name].to_pylist() for name in ("sent_idx", "text", "token_ids", "token_forms")]
+    vocabulary_counts = _list_lengths(vocabularies)
+    vocabulary_fields = _fields(vocabularies)
+    entries = list(zip(*(vocabulary_fields[name].to_pylist() for name in ("form", "words", "n"))))
+
+    counts, forms, word_ids, offsets = [], [], [], [0]  # counts: words of each output
+    o = s = v = 0
+    prepared = []  # (entries, Vocabulary): a corpus's blocks share one, in whatever order they come
+    for n_outputs, n_sentences, n_entries in zip(output_counts, sentence_counts, vocabulary_counts):
+        block_entries = entries[v:v + n_entries]
+        v += n_entries
+        vocabulary = next((known for seen, known in prepared if seen == block_entries), None)
+        if vocabulary is None:
+            vocabulary = Vocabulary(block_entries)
+            prepared.append((block_entries, vocabulary))
+        by_idx = {idx: Sentence(text, ids, token_forms)
+                  for idx, text, ids, token_forms in zip(*(c[s:s + n_sentences] for c in sentence_columns))}
+        s += n_sentences
+        done = {}  # (sent_idx, text) -> words: outputs repeated across runs are aligned once
+        for i in range(o, o + n_outputs):
+            text = texts[i]
             if not text:
+                counts.append(0)
                 continue
-            for word_idx, (form, word_id) in enumerate(align(text, by_idx[output["sent_idx"]], vocabulary), 1):
-                columns["submission_id"].append(output["submission_id"])
-                columns["sent_idx"].append(output["sent_idx"])
-                columns["word_idx"].append(word_idx)
-                columns["form"].append(form)
-                columns["word_id"].append(word_id)
-        offsets.append(len(columns["form"]))
-    values = pa.StructArray.from_arrays([pa.array(columns[name], type=t) for name, t in WORD_FIELDS],
+            words = done.get((output_sentences[i], text))
+            if words is None:
+                words = done[output_sentences[i], text] = _align(text, by_idx[output_sentences[i]], vocabulary)
+            counts.append(len(words[0]))
+            forms.extend(words[0])
+            word_ids.extend(words[1])
+        o += n_outputs
+        offsets.append(len(forms))
+    # Each output's submission and sentence, once per word; word_idx 1..n within each output.
+    counts = np.array(counts, dtype=np.int64)
+    output_index = np.repeat(np.arange(len(counts)), counts)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    columns = {"submission_id": output_fields["submission_id"].take(output_index),
+               "sent_idx": output_fields["sent_idx"].take(output_index),
+               "word_idx": pa.array(np.arange(1, len(output_index) + 1) - starts),
+               "form": pa.array(forms, type=pa.string()),
+               "word_id": pa.array(word_ids, type=pa.int32())}
+    values = pa.StructArray.from_arrays([columns[name].cast(t) for name, t in WORD_FIELDS],
                                         fields=[pa.field(name, t) for name, t in WORD_FIELDS])
     return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), values)
+
+
+def _fields(lists):
+    """The columns of a list-of-structs array's items, all rows one after the other."""
+    items = lists.flatten()
+    return {field.name: column for field, column in zip(items.type, items.flatten())}
+
+
+def _list_lengths(lists):
+    """Items of each row of a list array, 0 for a NULL row."""
+    return pc.fill_null(pc.list_value_length(lists), 0).to_pylist()
 
 
 def register(con: duckdb.DuckDBPyConnection) -> None:
