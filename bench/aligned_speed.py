@@ -118,8 +118,12 @@ def compiled(work_dir, model):
 def baseline_udf(tmp):
     """udfs/aligned.py at BASELINE_UDF_REV, imported under another name (None without git)."""
     try:
-        source = subprocess.run(["git", "-C", str(REPO), "show", f"{BASELINE_UDF_REV}:udfs/aligned.py"],
-                                capture_output=True, text=True, check=True).stdout
+        source = subprocess.run(
+            ["git", "-C", str(REPO), "show", f"{BASELINE_UDF_REV}:udfs/aligned.py"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
     path = tmp / "aligned_baseline.py"
@@ -143,8 +147,9 @@ def total(parts, cpu=False):
 
 def measure(warehouse, work_dir, tmp):
     """Seconds of each version (the faster of two rounds), their word counts, rows that differ."""
-    after_sql = [(m, compiled(work_dir, m)) for m in
-                 ("int_aligned_sentences", "int_aligned_vocabulary", "int_output_words")]
+    after_sql = [
+        (m, compiled(work_dir, m)) for m in ("int_aligned_sentences", "int_aligned_vocabulary", "int_output_words")
+    ]
     baseline = baseline_udf(tmp)
     connections = {}
     for version in ("before", "first UDF", "after"):
@@ -171,14 +176,20 @@ def measure(warehouse, work_dir, tmp):
                     parts[model] = timed(con, model, sql)
             if not seconds[version] or total(parts) < total(seconds[version]):
                 seconds[version] = parts
-    words = {v: con.execute(f"select count(*) from {'before_words' if v == 'before' else 'int_output_words'}")
-             .fetchall()[0][0] for v, con in connections.items()}
+    words = {
+        v: con.execute(f"select count(*) from {'before_words' if v == 'before' else 'int_output_words'}").fetchall()[0][
+            0
+        ]
+        for v, con in connections.items()
+    }
     differ = None
     if "first UDF" in connections:
         con = connections["after"]
         con.register("first_udf", connections["first UDF"].sql("from int_output_words").to_arrow_table())
-        differ = con.execute("select count(*) from ((from int_output_words except all from first_udf) "
-                             "union all (from first_udf except all from int_output_words))").fetchall()[0][0]
+        differ = con.execute(
+            "select count(*) from ((from int_output_words except all from first_udf) "
+            "union all (from first_udf except all from int_output_words))"
+        ).fetchall()[0][0]
     con = connections["after"]
     outputs = con.execute("select count(*) from w.raw.outputs").fetchall()[0][0]
     scores = con.execute("select run, dea, corpus_bleu from w.main.submission_scores order by run").fetchall()
@@ -214,43 +225,60 @@ def main():
     if args.warehouse:
         what = f"warehouse `{warehouse.name}` (built before, processor `aligned`), {outputs:,} outputs"
     else:
-        what = (f"treebank `{Path(args.treebank).name}`, 8 runs x {per_run:,} sentences = {outputs:,} outputs "
-                "(4 runs as text: the reference text, its chunks shuffled, 20% of them dropped, U+202F for "
-                "spaces; 4 pre-tokenized: scoring_speed.py's perturbations)")
+        what = (
+            f"treebank `{Path(args.treebank).name}`, 8 runs x {per_run:,} sentences = {outputs:,} outputs "
+            "(4 runs as text: the reference text, its chunks shuffled, 20% of them dropped, U+202F for "
+            "spaces; 4 pre-tokenized: scoring_speed.py's perturbations)"
+        )
     labels = {
         "before": "before issue 20: whitespace tokens, `lower()`, k-th occurrence (plain SQL)",
         "first UDF": f"issue 20 as first merged ({BASELINE_UDF_REV}): arrow UDF `srlens_aligned_words`, "
-                     "one call per block of 256 sentences, every output through the whole tokenizer",
+        "one call per block of 256 sentences, every output through the whole tokenizer",
         "after": "now: the same models and UDF with its fast path (chunks that are what they are whatever the "
-                 "output holds skip the cutting and reading steps; columns in and out of arrow)",
+        "output holds skip the cutting and reading steps; columns in and out of arrow)",
     }
     lines = [
-        (f"`python bench/aligned_speed.py`: {what}, 2-core machine. The versions run on the same built "
-         "warehouse, one after the other, twice, in one process (DuckDB's default threads); each row is "
-         "the faster of its two rounds. The UDF rows sum `int_aligned_sentences`, `int_aligned_vocabulary` "
-         "and `int_output_words`."),
+        (
+            f"`python bench/aligned_speed.py`: {what}, 2-core machine. The versions run on the same built "
+            "warehouse, one after the other, twice, in one process (DuckDB's default threads); each row is "
+            "the faster of its two rounds. The UDF rows sum `int_aligned_sentences`, `int_aligned_vocabulary` "
+            "and `int_output_words`."
+        ),
         "",
-        ("| aligned step | seconds | CPU seconds | output words | words/s | time per word, relative to before "
-         "(wall / CPU) |"),
+        (
+            "| aligned step | seconds | CPU seconds | output words | words/s | time per word, relative to before "
+            "(wall / CPU) |"
+        ),
         "|---|---:|---:|---:|---:|---:|",
     ]
     rate = {v: words[v] / total(seconds[v]) for v in seconds}
     cpu_rate = {v: words[v] / total(seconds[v], cpu=True) for v in seconds}
     for version, parts in seconds.items():
-        lines.append(f"| {labels[version]} | {total(parts):.1f} | {total(parts, cpu=True):.1f} | {words[version]:,} | "
-                     f"{rate[version]:,.0f} | {rate['before'] / rate[version]:.2f} / "
-                     f"{cpu_rate['before'] / cpu_rate[version]:.2f} |")
+        lines.append(
+            f"| {labels[version]} | {total(parts):.1f} | {total(parts, cpu=True):.1f} | {words[version]:,} | "
+            f"{rate[version]:,.0f} | {rate['before'] / rate[version]:.2f} / "
+            f"{cpu_rate['before'] / cpu_rate[version]:.2f} |"
+        )
     lines.append("")
     for version in ("first UDF", "after"):
         if version in seconds:
-            lines.append(f"{version[0].upper() + version[1:]}, by model (wall / CPU): "
-                         + ", ".join(f"`{m}` {w:.1f} / {c:.1f} s" for m, (w, c) in seconds[version].items()) + ".")
+            lines.append(
+                f"{version[0].upper() + version[1:]}, by model (wall / CPU): "
+                + ", ".join(f"`{m}` {w:.1f} / {c:.1f} s" for m, (w, c) in seconds[version].items())
+                + "."
+            )
     if differ is not None:
         lines.append(f"Rows of `int_output_words` that differ between the first UDF and now: {differ:,}.")
     if build_s is not None:
         lines.append(f"The whole `srlens build` took {build_s:.1f} s.")
-    lines += ["", "Scores of the runs (now):", "", "| run | DEA | corpus BLEU |", "|---|---:|---:|",
-              *[f"| {run} | {dea:.4f} | {bleu:.4f} |" for run, dea, bleu in scores[:12]]]
+    lines += [
+        "",
+        "Scores of the runs (now):",
+        "",
+        "| run | DEA | corpus BLEU |",
+        "|---|---:|---:|",
+        *[f"| {run} | {dea:.4f} | {bleu:.4f} |" for run, dea, bleu in scores[:12]],
+    ]
     if len(scores) > 12:
         lines.append(f"| ... {len(scores) - 12:,} more runs | | |")
     report = "\n".join(lines)

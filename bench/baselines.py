@@ -19,9 +19,9 @@ from pathlib import Path
 
 import duckdb
 
-from srlens.loaders.load import load_treebank
 from srlens import baseline
 from srlens.build import build
+from srlens.loaders.load import load_treebank
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchmarks_doc import write_section  # noqa: E402
@@ -60,7 +60,7 @@ def run(ud_dir, work_dir, out):
     times["load both treebanks"] = time.perf_counter() - t
 
     models = {}
-    for name, features, _, _ in RUNS:
+    for _name, features, _, _ in RUNS:
         if features == baseline.RANDOM_MODEL or features in models:
             continue
         t = time.perf_counter()
@@ -82,14 +82,17 @@ def run(ud_dir, work_dir, out):
         scores = {r[0]: r for r in con.execute(SCORES_SQL, [TEST]).fetchall()}
         model_rows = con.execute("select model, sentences, words, pairs from baseline.models order by model").fetchall()
         counts = dict(con.execute("select model, count(*) from baseline.precedence_counts group by 1").fetchall())
-        heads = con.execute("select sum(exact_heads), sum(fallback_heads) from baseline.runs "
-                            "where model <> 'random' and submission_id like '%/hall_nemec'").fetchone()
-        test_size = con.execute("select sentences, words from raw.treebank_files where corpus = ?",
-                                [TEST]).fetchone()
-        train_sentences = con.execute("select sentences from raw.treebank_files where corpus = ?",
-                                      [TRAIN]).fetchone()[0]
-        nonprojective = con.execute("select count(*) filter (where not is_projective) from sentence_complexity "
-                                    "where corpus = ?", [TEST]).fetchone()[0]
+        heads = con.execute(
+            "select sum(exact_heads), sum(fallback_heads) from baseline.runs "
+            "where model <> 'random' and submission_id like '%/hall_nemec'"
+        ).fetchone()
+        test_size = con.execute("select sentences, words from raw.treebank_files where corpus = ?", [TEST]).fetchone()
+        train_sentences = con.execute("select sentences from raw.treebank_files where corpus = ?", [TRAIN]).fetchone()[
+            0
+        ]
+        nonprojective = con.execute(
+            "select count(*) filter (where not is_projective) from sentence_complexity where corpus = ?", [TEST]
+        ).fetchone()[0]
     finally:
         con.close()
 
@@ -102,28 +105,45 @@ def run(ud_dir, work_dir, out):
 
 def timing_table(times, sizes):
     test = sizes["test"]
-    lines = [f"`bench/baselines.py` on {platform.processor() or platform.machine()}, "
-             f"{os.cpu_count()} CPUs, Python {platform.python_version()}; "
-             f"en_ewt train ({sizes['train']:,} sentences) -> en_ewt test ({test[0]:,} sentences, "
-             f"{test[1]:,} words). Generate includes writing and loading the run.", "",
-             "| step | seconds |", "|---|---:|"]
+    lines = [
+        f"`bench/baselines.py` on {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}; "
+        f"en_ewt train ({sizes['train']:,} sentences) -> en_ewt test ({test[0]:,} sentences, "
+        f"{test[1]:,} words). Generate includes writing and loading the run.",
+        "",
+        "| step | seconds |",
+        "|---|---:|",
+    ]
     lines += [f"| {step} | {seconds:.2f} |" for step, seconds in times.items()]
     return "\n".join(lines) + "\n"
 
 
 def render(scores, model_rows, counts, heads, sizes, times):
     rows = []
-    for name, features, inp, what in RUNS:
+    for name, _features, inp, what in RUNS:
         s = scores[name]
-        rows.append(f"| `{name}` | {what} | {inp} | {s[4]:.4f} ({s[2]:,}/{s[3]:,}) | {s[5]:.4f} "
-                    f"| {s[6]:.4f} | {s[7]:.4f} |")
-    models = "\n".join(f"| `{m}` | {sent:,} | {words:,} | {pairs:,} | {counts.get(m, 0):,} |"
-                       for m, sent, words, pairs in model_rows)
+        rows.append(
+            f"| `{name}` | {what} | {inp} | {s[4]:.4f} ({s[2]:,}/{s[3]:,}) | {s[5]:.4f} | {s[6]:.4f} | {s[7]:.4f} |"
+        )
+    models = "\n".join(
+        f"| `{m}` | {sent:,} | {words:,} | {pairs:,} | {counts.get(m, 0):,} |" for m, sent, words, pairs in model_rows
+    )
     acc = {name: scores[name][4] for name in scores}
-    body = TEMPLATE.format(full=acc["hall_nemec"], no_rel=acc["no_child_rel"], no_pos=acc["no_child_pos"],
-                           no_head=acc["no_head"], random=acc["random_order"], results="\n".join(rows), models=models, timing=timing_table(times, sizes),
-                           exact=heads[0], fallback=heads[1], exact_max=baseline.EXACT_MAX,
-                           nonprojective=sizes["nonprojective"], test_sentences=sizes["test"][0])
+    body = TEMPLATE.format(
+        full=acc["hall_nemec"],
+        no_rel=acc["no_child_rel"],
+        no_pos=acc["no_child_pos"],
+        no_head=acc["no_head"],
+        random=acc["random_order"],
+        results="\n".join(rows),
+        models=models,
+        timing=timing_table(times, sizes),
+        exact=heads[0],
+        fallback=heads[1],
+        exact_max=baseline.EXACT_MAX,
+        nonprojective=sizes["nonprojective"],
+        test_sentences=sizes["test"][0],
+    )
     return body
 
 

@@ -10,5 +10,5 @@ def write_section(title, body, path=BENCHMARKS_MD):
     text = path.read_text() if path.exists() else "# Benchmarks\n\nFigures written by the scripts in `bench/`.\n"
     marker = f"## {title}\n"
     head, _, rest = text.partition(marker)
-    tail = rest[rest.find("\n## "):] if "\n## " in rest else ""
+    tail = rest[rest.find("\n## ") :] if "\n## " in rest else ""
     path.write_text(head.rstrip("\n") + "\n\n" + marker + "\n" + body.rstrip("\n") + "\n" + tail)

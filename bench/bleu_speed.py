@@ -107,7 +107,7 @@ def main() -> None:
 
     con = duckdb.connect()
     bleu.register(con)
-    pairs_tbl = pa.table(
+    pairs_tbl = pa.table(  # noqa: F841 (DuckDB reads it by name in the SQL below)
         {
             "id": pa.array(range(n), type=pa.int64()),
             "h": pa.array(hyps, type=pa.list_(pa.string())),
@@ -116,16 +116,16 @@ def main() -> None:
     )
     con.execute("create table pairs as select * from pairs_tbl")
     t = time.perf_counter()
-    sql = con.sql(
-        "select srlens_sentence_bleu(h, r) as b from pairs order by id"
-    ).to_arrow_table()["b"].to_pylist()
+    sql = con.sql("select srlens_sentence_bleu(h, r) as b from pairs order by id").to_arrow_table()["b"].to_pylist()
     print("(c) srlens_sentence_bleu, DuckDB SQL:  " + rate(n, time.perf_counter() - t))
 
     py_same = sum(same_bits(a, b) for a, b in zip(ours, ref_scores))
     sql_same = sum(same_bits(a, b) for a, b in zip(sql, ref_scores))
     max_diff = max(abs(a - b) for a, b in zip(ours + sql, ref_scores + ref_scores))
-    print(f"bit-identical to nltk: python {py_same:,}/{n:,}, sql {sql_same:,}/{n:,}"
-          f"  (max |diff| {max_diff:g}) -> {'YES' if py_same == sql_same == n else 'NO'}")
+    print(
+        f"bit-identical to nltk: python {py_same:,}/{n:,}, sql {sql_same:,}/{n:,}"
+        f"  (max |diff| {max_diff:g}) -> {'YES' if py_same == sql_same == n else 'NO'}"
+    )
 
     t = time.perf_counter()
     nltk_corpus = corpus_bleu([[r] for r in refs], hyps, smoothing_function=m2)

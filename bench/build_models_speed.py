@@ -28,8 +28,10 @@ from benchmarks_doc import write_section  # noqa: E402
 
 SECTION = "Build models, before and after (issue 18)"
 BEFORE_COMMIT = "ae2e936"  # main before the set-based accuracies and resampled sums
-BUILD = ("import sys, time; from srlens.build import build; t = time.perf_counter(); "
-         "build(sys.argv[1], echo=False, processor='aligned'); print(time.perf_counter() - t)")
+BUILD = (
+    "import sys, time; from srlens.build import build; t = time.perf_counter(); "
+    "build(sys.argv[1], echo=False, processor='aligned'); print(time.perf_counter() - t)"
+)
 
 
 def checkout(commit, folder):
@@ -43,8 +45,9 @@ def checkout(commit, folder):
 def build(code, warehouse):
     """Build `warehouse` with the srlens of source tree `code`; (wall seconds, {node: seconds}, parse seconds)."""
     env = {**os.environ, "PYTHONPATH": str(code)}
-    out = subprocess.run([sys.executable, "-c", BUILD, str(warehouse)], env=env, cwd=code, capture_output=True,
-                         text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", BUILD, str(warehouse)], env=env, cwd=code, capture_output=True, text=True
+    )
     if out.returncode:
         raise SystemExit(f"build with {code} failed:\n{out.stderr[-3000:]}")
     work = warehouse.parent / f".{warehouse.name}.dbt"
@@ -89,8 +92,10 @@ def load(warehouse, runs):
 
 def render(args, outputs, before, after, rebuild, differ):
     (b_wall, b_nodes, b_parse), (a_wall, a_nodes, a_parse) = before, after
-    models = sorted({n for n in b_nodes | a_nodes if n.startswith("model.")},
-                    key=lambda n: -max(b_nodes.get(n, 0), a_nodes.get(n, 0)))
+    models = sorted(
+        {n for n in b_nodes | a_nodes if n.startswith("model.")},
+        key=lambda n: -max(b_nodes.get(n, 0), a_nodes.get(n, 0)),
+    )
 
     def total(nodes, kind):
         return sum(v for n, v in nodes.items() if n.startswith(kind))
@@ -119,8 +124,11 @@ def render(args, outputs, before, after, rebuild, differ):
         f"| of which dbt start-up with the kept partial parse | {rebuild[0][2]:.1f} | {rebuild[1][2]:.1f} |",
         "",
         "The twelve slowest models of either build are listed (— : the model does not exist in that version). "
-        + ("Every mart of the two builds is equal (tests/snapshot.py comparison, floats to 1e-9)." if not differ
-           else f"The marts DIFFER: {'; '.join(differ[:5])}"),
+        + (
+            "Every mart of the two builds is equal (tests/snapshot.py comparison, floats to 1e-9)."
+            if not differ
+            else f"The marts DIFFER: {'; '.join(differ[:5])}"
+        ),
     ]
     return "\n".join(lines)
 
@@ -156,8 +164,7 @@ def main():
             print(f"rebuilding {version} (nothing changed)", file=sys.stderr)
             rebuild[version] = build(code, Path(copies[version]))
         differ = same_marts(Path(copies["before"]), Path(copies["after"]))
-        body = render(args, outputs, results["before"], results["after"], (rebuild["before"], rebuild["after"]),
-                      differ)
+        body = render(args, outputs, results["before"], results["after"], (rebuild["before"], rebuild["after"]), differ)
     print(body)
     if args.doc:
         write_section(SECTION, body)

@@ -79,10 +79,23 @@ SOURCES = {
     "ru_gsd_test": ("ru", "ru_gsd/ru_gsd-ud-test.conllu"),
 }
 # The 15 corpora of one campaign, in an order whose prefixes cover the four languages.
-CAMPAIGN_CORPORA = [("en_ewt_train", 0), ("fr_gsd_dev", 0), ("de_gsd_test", 0), ("ru_gsd_dev", 0),
-                    ("en_ewt_test", 0), ("en_ewt_train", 1), ("fr_gsd_test", 0), ("de_gsd_dev", 0),
-                    ("ru_gsd_test", 0), ("en_ewt_dev", 0), ("en_ewt_train", 2), ("en_ewt_train", 3),
-                    ("en_ewt_train", 4), ("en_ewt_train", 5), ("en_ewt_train", 6)]
+CAMPAIGN_CORPORA = [
+    ("en_ewt_train", 0),
+    ("fr_gsd_dev", 0),
+    ("de_gsd_test", 0),
+    ("ru_gsd_dev", 0),
+    ("en_ewt_test", 0),
+    ("en_ewt_train", 1),
+    ("fr_gsd_test", 0),
+    ("de_gsd_dev", 0),
+    ("ru_gsd_test", 0),
+    ("en_ewt_dev", 0),
+    ("en_ewt_train", 2),
+    ("en_ewt_train", 3),
+    ("en_ewt_train", 4),
+    ("en_ewt_train", 5),
+    ("en_ewt_train", 6),
+]
 CAMPAIGNS = {"sr18": 8, "sr19": 12}  # campaign -> number of teams
 # --mixed-sizes: corpus sizes (for --sentences 2000) cycle through these; mean 2,000, 500 to 10,000.
 MIXED_SIZES = (500, 500, 1000, 1000, 1000, 1000, 1500, 1500, 2000, 10000)
@@ -113,7 +126,7 @@ class Sentence:
     def text(self):
         for line in self.comments:
             if line.startswith("# text = "):
-                return line[len("# text = "):]
+                return line[len("# text = ") :]
         return " ".join(self.forms)
 
 
@@ -152,8 +165,9 @@ def join_trees(a, b, sent_id):
     Ids, heads, multiword ranges, empty nodes and enhanced dependencies of b are renumbered.
     """
     offset = len(a.forms)
-    root_a = next(line.split("\t")[0] for line in a.lines
-                  if line.split("\t")[0].isdigit() and line.split("\t")[6] == "0")
+    root_a = next(
+        line.split("\t")[0] for line in a.lines if line.split("\t")[0].isdigit() and line.split("\t")[6] == "0"
+    )
     lines = list(a.lines)
     for line in b.lines:
         cols = line.split("\t")
@@ -215,14 +229,19 @@ def team_profiles(seed):
         teams[campaign] = []
         for q in qualities:
             number += 1
-            teams[campaign].append((f"team{number:02d}", {
-                "shuffle": 0.01 + 0.35 * q * q,  # share of sentences in fully random order
-                "swap": 0.02 + 0.25 * q,          # per adjacent pair
-                "move": 0.05 + 0.5 * q,           # per sentence: move a span of 1-3 words
-                "drop": 0.003 + 0.05 * q,         # per word
-                "dup": 0.002 + 0.02 * q,          # per word: repeat it
-                "lemma": 0.01 + 0.1 * q,          # per word: the lemma instead of the form
-            }))
+            teams[campaign].append(
+                (
+                    f"team{number:02d}",
+                    {
+                        "shuffle": 0.01 + 0.35 * q * q,  # share of sentences in fully random order
+                        "swap": 0.02 + 0.25 * q,  # per adjacent pair
+                        "move": 0.05 + 0.5 * q,  # per sentence: move a span of 1-3 words
+                        "drop": 0.003 + 0.05 * q,  # per word
+                        "dup": 0.002 + 0.02 * q,  # per word: repeat it
+                        "lemma": 0.01 + 0.1 * q,  # per word: the lemma instead of the form
+                    },
+                )
+            )
     return teams
 
 
@@ -237,8 +256,8 @@ def perturb(forms, lemmas, profile, rng):
         if len(words) > 2 and rng.random() < profile["move"]:
             length = rng.randint(1, min(3, len(words) - 1))
             start = rng.randrange(len(words) - length + 1)
-            span = words[start:start + length]
-            del words[start:start + length]
+            span = words[start : start + length]
+            del words[start : start + length]
             at = rng.randrange(len(words) + 1)
             words[at:at] = span
     out = []
@@ -256,13 +275,22 @@ def perturb(forms, lemmas, profile, rng):
 def generate(work, runs, sentences, n_corpora, seed=8, double_length=False, mixed_sizes=False, extra_runs=1):
     """Write corpora/*.conllu, runs/*.txt and manifest.json into `work`; reuse them if already there."""
     work = Path(work)
-    params = {"version": GENERATOR_VERSION, "runs": runs, "sentences": sentences, "corpora": n_corpora,
-              "seed": seed, "double_length": double_length, "mixed_sizes": mixed_sizes, "extra_runs": extra_runs}
+    params = {
+        "version": GENERATOR_VERSION,
+        "runs": runs,
+        "sentences": sentences,
+        "corpora": n_corpora,
+        "seed": seed,
+        "double_length": double_length,
+        "mixed_sizes": mixed_sizes,
+        "extra_runs": extra_runs,
+    }
     manifest_path = work / "manifest.json"
     if manifest_path.exists():
         manifest = json.loads(manifest_path.read_text())
         if manifest.get("params") == params and all(
-                (work / item["path"]).exists() for item in manifest["corpora"] + manifest["runs"] + manifest["extra_runs"]):
+            (work / item["path"]).exists() for item in manifest["corpora"] + manifest["runs"] + manifest["extra_runs"]
+        ):
             log(f"reusing generated data in {work}")
             return manifest
     if work.exists():
@@ -295,9 +323,18 @@ def generate(work, runs, sentences, n_corpora, seed=8, double_length=False, mixe
             for item in items:
                 handle.write("\n".join(item.comments + item.lines) + "\n\n")
         references[name] = items
-        corpora.append({"name": name, "language": language, "campaign": campaign, "source": SOURCES[source][1],
-                        "selection": mode, "path": str(path), "sentences": len(items),
-                        "words": sum(len(item.forms) for item in items)})
+        corpora.append(
+            {
+                "name": name,
+                "language": language,
+                "campaign": campaign,
+                "source": SOURCES[source][1],
+                "selection": mode,
+                "path": str(path),
+                "sentences": len(items),
+                "words": sum(len(item.forms) for item in items),
+            }
+        )
         log(f"corpus {name}: {len(items)} sentences")
 
     teams = team_profiles(seed)
@@ -321,15 +358,29 @@ def generate(work, runs, sentences, n_corpora, seed=8, double_length=False, mixe
         with open(work / path, "w", encoding="utf-8") as handle:
             for item in references[corpus["name"]]:
                 handle.write(" ".join(perturb(item.forms, item.lemmas, profile, rng)) + "\n")
-        entry = {"submission_id": sub_id, "corpus": corpus["name"], "team": team, "run": run,
-                 "campaign": corpus["campaign"], "path": str(path), "sentences": corpus["sentences"],
-                 "profile": {key: round(value, 4) for key, value in profile.items()}}
+        entry = {
+            "submission_id": sub_id,
+            "corpus": corpus["name"],
+            "team": team,
+            "run": run,
+            "campaign": corpus["campaign"],
+            "path": str(path),
+            "sentences": corpus["sentences"],
+            "profile": {key: round(value, 4) for key, value in profile.items()},
+        }
         (run_list if r < runs else extra_list).append(entry)
-    manifest = {"params": params, "corpora": corpora, "runs": run_list, "extra_runs": extra_list,
-                "generate_seconds": time.perf_counter() - started}
+    manifest = {
+        "params": params,
+        "corpora": corpora,
+        "runs": run_list,
+        "extra_runs": extra_list,
+        "generate_seconds": time.perf_counter() - started,
+    }
     manifest_path.write_text(json.dumps(manifest, indent=1))
-    log(f"generated {nc} corpora and {len(run_list)} (+{len(extra_list)}) runs in {work} "
-        f"({manifest['generate_seconds']:.1f} s)")
+    log(
+        f"generated {nc} corpora and {len(run_list)} (+{len(extra_list)}) runs in {work} "
+        f"({manifest['generate_seconds']:.1f} s)"
+    )
     return manifest
 
 
@@ -344,15 +395,20 @@ def _paths(work):
 
 def _fresh_warehouse(warehouse):
     warehouse = Path(warehouse)
-    for leftover in (warehouse, Path(f"{warehouse}.wal"), Path(f"{warehouse}.lock"),
-                     warehouse.parent / f".{warehouse.name}.building",
-                     warehouse.parent / f".{warehouse.name}.building.wal"):
+    for leftover in (
+        warehouse,
+        Path(f"{warehouse}.wal"),
+        Path(f"{warehouse}.lock"),
+        warehouse.parent / f".{warehouse.name}.building",
+        warehouse.parent / f".{warehouse.name}.building.wal",
+    ):
         leftover.unlink(missing_ok=True)
     shutil.rmtree(warehouse.parent / f".{warehouse.name}.dbt", ignore_errors=True)
 
 
 def stage_load(work, warehouse):
     from srlens.loaders.load import load_outputs, load_treebank
+
     work, manifest = _paths(work)
     _fresh_warehouse(warehouse)
     started = time.perf_counter()
@@ -362,13 +418,17 @@ def stage_load(work, warehouse):
             log(f"load: {number}/{len(manifest['corpora'])} treebanks")
     treebanks_s = time.perf_counter() - started
     for number, run in enumerate(manifest["runs"], start=1):
-        load_outputs(warehouse, work / run["path"], run["corpus"], run["team"], run["run"],
-                     campaign=run["campaign"], fmt="text")
+        load_outputs(
+            warehouse, work / run["path"], run["corpus"], run["team"], run["run"], campaign=run["campaign"], fmt="text"
+        )
         if number % 25 == 0 or number == len(manifest["runs"]):
             log(f"load: {number}/{len(manifest['runs'])} runs")
-    return {"seconds": time.perf_counter() - started, "treebanks_seconds": treebanks_s,
-            "runs_seconds": time.perf_counter() - started - treebanks_s,
-            "warehouse_mb": Path(warehouse).stat().st_size / 2**20}
+    return {
+        "seconds": time.perf_counter() - started,
+        "treebanks_seconds": treebanks_s,
+        "runs_seconds": time.perf_counter() - started - treebanks_s,
+        "warehouse_mb": Path(warehouse).stat().st_size / 2**20,
+    }
 
 
 def dbt_node_times(warehouse):
@@ -379,20 +439,34 @@ def dbt_node_times(warehouse):
     manifest_path = target / "manifest.json"
     if manifest_path.exists():
         nodes = json.loads(manifest_path.read_text())["nodes"]
-        folders = {uid: (node.get("fqn") or ["", "other"])[1] if len(node.get("fqn") or []) > 2 else "other"
-                   for uid, node in nodes.items() if uid.startswith("model.")}
+        folders = {
+            uid: (node.get("fqn") or ["", "other"])[1] if len(node.get("fqn") or []) > 2 else "other"
+            for uid, node in nodes.items()
+            if uid.startswith("model.")
+        }
     out = []
     for r in results:
         uid = r["unique_id"]
         kind = uid.split(".")[0]
         group = "tests" if kind == "test" else folders.get(uid, kind)
-        spans = [(t["started_at"], t["completed_at"]) for t in r.get("timing", [])
-                 if t.get("started_at") and t.get("completed_at")]
+        spans = [
+            (t["started_at"], t["completed_at"])
+            for t in r.get("timing", [])
+            if t.get("started_at") and t.get("completed_at")
+        ]
         start = min((_epoch(s) for s, _ in spans), default=None)
         end = max((_epoch(e) for _, e in spans), default=None)
-        out.append({"node": uid.split(".")[2] if kind == "test" else uid.split(".")[-1], "kind": kind,
-                    "group": group, "status": r.get("status"), "seconds": r.get("execution_time") or 0.0,
-                    "start": start, "end": end})
+        out.append(
+            {
+                "node": uid.split(".")[2] if kind == "test" else uid.split(".")[-1],
+                "kind": kind,
+                "group": group,
+                "status": r.get("status"),
+                "seconds": r.get("execution_time") or 0.0,
+                "start": start,
+                "end": end,
+            }
+        )
     return out
 
 
@@ -402,13 +476,19 @@ def _epoch(stamp):
 
 def stage_build(work, warehouse, echo=False):
     from srlens.build import build
+
     wall_started = time.time()
     started = time.perf_counter()
     build(warehouse, echo=echo, processor="aligned")
     seconds = time.perf_counter() - started
-    return {"seconds": seconds, "wall_started": wall_started, "wall_ended": time.time(),
-            "nodes": dbt_node_times(warehouse), "warehouse_mb": Path(warehouse).stat().st_size / 2**20,
-            "copy_seconds": time_copy(warehouse)}
+    return {
+        "seconds": seconds,
+        "wall_started": wall_started,
+        "wall_ended": time.time(),
+        "nodes": dbt_node_times(warehouse),
+        "warehouse_mb": Path(warehouse).stat().st_size / 2**20,
+        "copy_seconds": time_copy(warehouse),
+    }
 
 
 def time_copy(warehouse):
@@ -436,23 +516,33 @@ def stage_report(work, warehouse):
 
 
 def stage_add_run(work, warehouse, echo=False):
-    from srlens.loaders.load import load_outputs
     from srlens.build import build
+    from srlens.loaders.load import load_outputs
+
     work, manifest = _paths(work)
     run = manifest["extra_runs"][0]
     started = time.perf_counter()
-    load_outputs(warehouse, work / run["path"], run["corpus"], run["team"], run["run"],
-                 campaign=run["campaign"], fmt="text")
+    load_outputs(
+        warehouse, work / run["path"], run["corpus"], run["team"], run["run"], campaign=run["campaign"], fmt="text"
+    )
     load_s = time.perf_counter() - started
     log(f"add one run: loaded {run['submission_id']} in {load_s:.1f} s; building")
     wall_started = time.time()
     started = time.perf_counter()
     build(warehouse, echo=echo, processor="aligned")
     build_s = time.perf_counter() - started
-    return {"seconds": load_s + build_s, "load_seconds": load_s, "build_seconds": build_s,
-            "wall_started": wall_started, "wall_ended": time.time(), "submission_id": run["submission_id"],
-            "sentences": run["sentences"], "nodes": dbt_node_times(warehouse),
-            "warehouse_mb": Path(warehouse).stat().st_size / 2**20, "copy_seconds": time_copy(warehouse)}
+    return {
+        "seconds": load_s + build_s,
+        "load_seconds": load_s,
+        "build_seconds": build_s,
+        "wall_started": wall_started,
+        "wall_ended": time.time(),
+        "submission_id": run["submission_id"],
+        "sentences": run["sentences"],
+        "nodes": dbt_node_times(warehouse),
+        "warehouse_mb": Path(warehouse).stat().st_size / 2**20,
+        "copy_seconds": time_copy(warehouse),
+    }
 
 
 def researcher_sample(manifest, fraction):
@@ -469,8 +559,8 @@ def researcher_sample(manifest, fraction):
 
 def stage_researcher(work, warehouse, corpora_names):
     import duckdb
-
     from campaign_researcher import score_campaign
+
     work, manifest = _paths(work)
     corpora = [{**c, "path": work / c["path"]} for c in manifest["corpora"] if c["name"] in corpora_names]
     runs = [{**r, "path": work / r["path"]} for r in manifest["runs"] if r["corpus"] in corpora_names]
@@ -483,26 +573,36 @@ def stage_researcher(work, warehouse, corpora_names):
         con = duckdb.connect(str(warehouse), read_only=True)
         try:
             for sub_id, rows in results["sentences"].items():
-                got = dict((r[0], (r[1], r[2])) for r in con.execute(
-                    "select sent_id, bleu, dea from sentence_scores where submission_id = ?", [sub_id]).fetchall())
+                got = dict(
+                    (r[0], (r[1], r[2]))
+                    for r in con.execute(
+                        "select sent_id, bleu, dea from sentence_scores where submission_id = ?", [sub_id]
+                    ).fetchall()
+                )
                 for row in rows:
                     bleu, dea = got.get(row["sent_id"], (None, None))
                     check["sentences"] += 1
                     check["bleu_equal"] += bleu is not None and abs(bleu - row["bleu"]) <= 1e-12
                     check["dea_equal"] += (dea is None and row["dea"] is None) or (
-                        dea is not None and row["dea"] is not None and abs(dea - row["dea"]) <= 1e-12)
-                corpus_bleu = con.execute("select corpus_bleu from submission_scores where submission_id = ?",
-                                          [sub_id]).fetchone()
+                        dea is not None and row["dea"] is not None and abs(dea - row["dea"]) <= 1e-12
+                    )
+                corpus_bleu = con.execute(
+                    "select corpus_bleu from submission_scores where submission_id = ?", [sub_id]
+                ).fetchone()
                 check["runs"] += 1
-                check["corpus_bleu_equal"] += bool(corpus_bleu) and corpus_bleu[0] is not None and abs(
-                    corpus_bleu[0] - results["runs"][sub_id]["corpus_bleu"]) <= 1e-12
+                check["corpus_bleu_equal"] += (
+                    bool(corpus_bleu)
+                    and corpus_bleu[0] is not None
+                    and abs(corpus_bleu[0] - results["runs"][sub_id]["corpus_bleu"]) <= 1e-12
+                )
         except duckdb.Error as e:
             check["error"] = str(e).splitlines()[0]
         finally:
             con.close()
     # Per language: seconds and sentences, for a linear extrapolation language by language.
-    by_language = defaultdict(lambda: {"tree_seconds": 0.0, "reference_sentences": 0,
-                                       "score_seconds": 0.0, "output_sentences": 0})
+    by_language = defaultdict(
+        lambda: {"tree_seconds": 0.0, "reference_sentences": 0, "score_seconds": 0.0, "output_sentences": 0}
+    )
     language = {c["name"]: c["language"] for c in corpora}
     for c in corpora:
         stats = by_language[c["language"]]
@@ -512,21 +612,28 @@ def stage_researcher(work, warehouse, corpora_names):
         stats = by_language[language[r["corpus"]]]
         stats["score_seconds"] += results["seconds"]["runs"][r["submission_id"]]
         stats["output_sentences"] += r["sentences"]
-    return {"seconds": total, "parts": seconds, **counts, "corpora": len(corpora), "runs": len(runs),
-            "by_language": dict(by_language), "check": check}
+    return {
+        "seconds": total,
+        "parts": seconds,
+        **counts,
+        "corpora": len(corpora),
+        "runs": len(runs),
+        "by_language": dict(by_language),
+        "check": check,
+    }
 
 
 def stage_stanza(work, warehouse, sentences):
     import duckdb
 
-    from srlens.loaders.load import load_outputs, load_treebank
     from srlens import processing
+    from srlens.loaders.load import load_outputs, load_treebank
+
     work, manifest = _paths(work)
     run = next(r for r in manifest["runs"] if r["corpus"].startswith("en_"))
     corpus = next(c for c in manifest["corpora"] if c["name"] == run["corpus"])
-    blocks = [b for b in (work / corpus["path"]).read_text(encoding="utf-8").split("\n\n")
-              if b.strip()][:sentences]
-    texts = (work / run["path"]).read_text(encoding="utf-8").split("\n")[:len(blocks)]
+    blocks = [b for b in (work / corpus["path"]).read_text(encoding="utf-8").split("\n\n") if b.strip()][:sentences]
+    texts = (work / run["path"]).read_text(encoding="utf-8").split("\n")[: len(blocks)]
     tmp = Path(warehouse).parent
     tmp.mkdir(parents=True, exist_ok=True)
     (tmp / "stanza_ref.conllu").write_text("\n\n".join(blocks) + "\n\n", encoding="utf-8")
@@ -543,13 +650,26 @@ def stage_stanza(work, warehouse, sentences):
     finally:
         con.close()
     en = counts["languages"]["en"]
-    return {"seconds": seconds, "sentences": len(texts), "texts_parsed": en["texts_parsed"],
-            "words": en["words_parsed"], "load_seconds": en["load_seconds"], "parse_seconds": en["parse_seconds"],
-            "processor": en["processor"], "models": models.name}
+    return {
+        "seconds": seconds,
+        "sentences": len(texts),
+        "texts_parsed": en["texts_parsed"],
+        "words": en["words_parsed"],
+        "load_seconds": en["load_seconds"],
+        "parse_seconds": en["parse_seconds"],
+        "processor": en["processor"],
+        "models": models.name,
+    }
 
 
-STAGES = {"load": stage_load, "build": stage_build, "report": stage_report, "add_run": stage_add_run,
-          "researcher": stage_researcher, "stanza": stage_stanza}
+STAGES = {
+    "load": stage_load,
+    "build": stage_build,
+    "report": stage_report,
+    "add_run": stage_add_run,
+    "researcher": stage_researcher,
+    "stanza": stage_stanza,
+}
 
 
 def run_stage_here(name, kwargs, result_path):
@@ -573,7 +693,7 @@ def _children_map():
                 stat = handle.read()
         except OSError:
             continue
-        ppid = int(stat[stat.rfind(")") + 2:].split()[1])
+        ppid = int(stat[stat.rfind(")") + 2 :].split()[1])
         children[ppid].append(int(entry))
     return children
 
@@ -638,8 +758,10 @@ class TreeSampler(threading.Thread):
             now = time.monotonic()
             if now - last_beat >= self.heartbeat:
                 last_beat = now
-                log(f"{self.label}: {now - started:.0f} s, {total / 2**20:.2f} GiB resident now "
-                    f"(load average {os.getloadavg()[0]:.1f})")
+                log(
+                    f"{self.label}: {now - started:.0f} s, {total / 2**20:.2f} GiB resident now "
+                    f"(load average {os.getloadavg()[0]:.1f})"
+                )
             self.stop.wait(self.interval)
 
     def largest(self):
@@ -656,9 +778,16 @@ def run_stage(name, label=None, echo_dbt=False, **kwargs):
     result_path.unlink(missing_ok=True)
     if name in ("build", "add_run"):
         kwargs["echo"] = echo_dbt
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--stage", name,
-           "--stage-args", json.dumps({k: str(v) if isinstance(v, Path) else v for k, v in kwargs.items()}),
-           "--stage-result", str(result_path)]
+    cmd = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--stage",
+        name,
+        "--stage-args",
+        json.dumps({k: str(v) if isinstance(v, Path) else v for k, v in kwargs.items()}),
+        "--stage-result",
+        str(result_path),
+    ]
     load_before = os.getloadavg()[0]
     log(f"{label}: starting (load average {load_before:.1f})")
     started = time.perf_counter()
@@ -680,15 +809,25 @@ def run_stage(name, label=None, echo_dbt=False, **kwargs):
             node["tree_mb"] = max(inside) / 1024 if inside else None
     if sampler.samples:
         result["peak_at"] = max(sampler.samples, key=lambda sample: sample[1])[0]
-    result.update({"stage": label, "wall": wall, "load_before": load_before, "load_after": os.getloadavg()[0],
-                   "peak_tree_mb": sampler.peak_tree_kb / 1024, "largest_mb": max(
-                       largest_kb / 1024, result.get("self_maxrss_mb", 0), result.get("children_maxrss_mb", 0)),
-                   "largest_cmd": largest_cmd})
+    result.update(
+        {
+            "stage": label,
+            "wall": wall,
+            "load_before": load_before,
+            "load_after": os.getloadavg()[0],
+            "peak_tree_mb": sampler.peak_tree_kb / 1024,
+            "largest_mb": max(largest_kb / 1024, result.get("self_maxrss_mb", 0), result.get("children_maxrss_mb", 0)),
+            "largest_cmd": largest_cmd,
+        }
+    )
     if "skipped" in result:
         log(f"{label}: skipped: {result['skipped']}")
     else:
-        log(f"{label}: {result.get('seconds', wall):.1f} s (process {wall:.1f} s), peak {result['peak_tree_mb']:,.0f} MB "
-            f"(largest process {result['largest_mb']:,.0f} MB: {largest_cmd})")
+        log(
+            f"{label}: {result.get('seconds', wall):.1f} s (process {wall:.1f} s), peak "
+            f"{result['peak_tree_mb']:,.0f} MB "
+            f"(largest process {result['largest_mb']:,.0f} MB: {largest_cmd})"
+        )
     return result
 
 
@@ -720,6 +859,7 @@ def dbt_span(nodes):
 def stanza_figure_from_doc():
     """(seconds per 1,000 sentences, the line it came from) from the 'Stanza parsing' section, if any."""
     from benchmarks_doc import BENCHMARKS_MD
+
     if not BENCHMARKS_MD.exists():
         return None
     text = BENCHMARKS_MD.read_text()
@@ -742,11 +882,15 @@ def machine_line():
     cpus = len(os.sched_getaffinity(0))
     with open("/proc/meminfo") as handle:
         mem_kb = int(next(line for line in handle if line.startswith("MemTotal")).split()[1])
-    import duckdb
     from importlib import metadata
-    return (f"{platform.machine()}, {cpus} CPUs, {mem_kb / 2**20:.0f} GiB RAM, Python {platform.python_version()}, "
-            f"DuckDB {duckdb.__version__}, dbt-core {metadata.version('dbt-core')}, "
-            f"dbt-duckdb {metadata.version('dbt-duckdb')}")
+
+    import duckdb
+
+    return (
+        f"{platform.machine()}, {cpus} CPUs, {mem_kb / 2**20:.0f} GiB RAM, Python {platform.python_version()}, "
+        f"DuckDB {duckdb.__version__}, dbt-core {metadata.version('dbt-core')}, "
+        f"dbt-duckdb {metadata.version('dbt-duckdb')}"
+    )
 
 
 def main():
@@ -754,29 +898,55 @@ def main():
     ap.add_argument("--runs", type=int, default=170, help="system runs (default %(default)s)")
     ap.add_argument("--sentences", type=int, default=2000, help="sentences per run (default %(default)s)")
     ap.add_argument("--corpora", type=int, default=30, help="reference corpora (default %(default)s, at most 30)")
-    ap.add_argument("--scale", type=float, default=1.0,
-                    help="multiply runs, sentences, corpora and the scaling experiments (e.g. 0.05 for a quick run)")
-    ap.add_argument("--mixed-sizes", action="store_true",
-                    help="corpus sizes from 500 to 10,000 sentences (mean --sentences) instead of all equal")
-    ap.add_argument("--double-length", action="store_true",
-                    help="generate the main campaign with every reference sentence made of two joined trees")
+    ap.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        help="multiply runs, sentences, corpora and the scaling experiments (e.g. 0.05 for a quick run)",
+    )
+    ap.add_argument(
+        "--mixed-sizes",
+        action="store_true",
+        help="corpus sizes from 500 to 10,000 sentences (mean --sentences) instead of all equal",
+    )
+    ap.add_argument(
+        "--double-length",
+        action="store_true",
+        help="generate the main campaign with every reference sentence made of two joined trees",
+    )
     ap.add_argument("--seed", type=int, default=8)
     ap.add_argument("--work", type=Path, default=DEFAULT_WORK, help="work folder (default %(default)s)")
     ap.add_argument("--scaling-runs", type=int, default=20, help="base runs of the scaling experiments")
     ap.add_argument("--scaling-sentences", type=int, default=1000, help="sentences per run of the scaling experiments")
     ap.add_argument("--scaling-corpora", type=int, default=4)
-    ap.add_argument("--researcher-fraction", type=float, default=None,
-                    help="share of the corpora (with all their runs) the per-sentence Python baseline scores, "
-                         "extrapolated linearly language by language (default: all below 40,000 output sentences, else 0.1)")
-    ap.add_argument("--stanza-sentences", type=int, default=1000,
-                    help="stanza-parse this many output sentences (0: take the figure of the 'Stanza parsing' section)")
-    ap.add_argument("--skip", action="append", default=[],
-                    choices=("report", "add_run", "researcher", "scaling", "stanza"), help="leave out a stage")
+    ap.add_argument(
+        "--researcher-fraction",
+        type=float,
+        default=None,
+        help="share of the corpora (with all their runs) the per-sentence Python baseline scores, "
+        "extrapolated linearly language by language (default: all below 40,000 output sentences, else 0.1)",
+    )
+    ap.add_argument(
+        "--stanza-sentences",
+        type=int,
+        default=1000,
+        help="stanza-parse this many output sentences (0: take the figure of the 'Stanza parsing' section)",
+    )
+    ap.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=("report", "add_run", "researcher", "scaling", "stanza"),
+        help="leave out a stage",
+    )
     ap.add_argument("--generate-only", action="store_true", help="write the data and stop")
     ap.add_argument("--dbt-log", action="store_true", help="show dbt's own output (progress per model)")
     ap.add_argument("--no-doc", action="store_true", help="print the figures, do not write docs/benchmarks.md")
-    ap.add_argument("--render-only", action="store_true",
-                    help="write the figures of the last run again (from WORK/results.json), running nothing")
+    ap.add_argument(
+        "--render-only",
+        action="store_true",
+        help="write the figures of the last run again (from WORK/results.json), running nothing",
+    )
     ap.add_argument("--stage", help=argparse.SUPPRESS)
     ap.add_argument("--stage-args", help=argparse.SUPPRESS)
     ap.add_argument("--stage-result", help=argparse.SUPPRESS)
@@ -797,6 +967,7 @@ def main():
         print(body)
         if not args.no_doc:
             from benchmarks_doc import write_section
+
             write_section(section_title(saved_args), body)
             log(f"wrote the section '{section_title(saved_args)}' of docs/benchmarks.md")
         return 0
@@ -812,11 +983,16 @@ def main():
     scaling_corpora = min(scaling_runs, args.scaling_corpora)
     scaling_sets = {}
     if "scaling" not in args.skip:
-        for key, r, double in (("base", scaling_runs, False), ("runs x2", 2 * scaling_runs, False),
-                               ("length x2", scaling_runs, True)):
+        for key, r, double in (
+            ("base", scaling_runs, False),
+            ("runs x2", 2 * scaling_runs, False),
+            ("length x2", scaling_runs, True),
+        ):
             folder = work / f"scaling-{key.replace(' ', '').replace('x2', '-x2')}"
-            scaling_sets[key] = (folder, generate(folder, r, scaling_sentences, scaling_corpora, args.seed,
-                                                  double, False, extra_runs=0))
+            scaling_sets[key] = (
+                folder,
+                generate(folder, r, scaling_sentences, scaling_corpora, args.seed, double, False, extra_runs=0),
+            )
     if args.generate_only:
         return 0
 
@@ -824,8 +1000,10 @@ def main():
     ref_sentences = sum(c["sentences"] for c in manifest["corpora"])
     corpus_words = {c["name"]: c["words"] for c in manifest["corpora"]}
     out_words = sum(corpus_words[r["corpus"]] for r in manifest["runs"])
-    log(f"campaign: {len(manifest['corpora'])} corpora ({ref_sentences:,} sentences), {len(manifest['runs'])} runs, "
-        f"{out_sentences:,} output sentences ({out_words:,} reference words)")
+    log(
+        f"campaign: {len(manifest['corpora'])} corpora ({ref_sentences:,} sentences), {len(manifest['runs'])} runs, "
+        f"{out_sentences:,} output sentences ({out_words:,} reference words)"
+    )
     warehouse = main_dir / "srlens.duckdb"
     common = {"work": main_dir, "warehouse": warehouse}
     results = {"memory_limit": duckdb_memory_limit(), "load": run_stage("load", **common)}
@@ -847,19 +1025,22 @@ def main():
         build = run_stage("build", label=f"scaling {key}: build", echo_dbt=args.dbt_log, work=folder, warehouse=wh)
         scaling[key] = (scaling_manifest, load, build)
     if "stanza" not in args.skip and args.stanza_sentences > 0:
-        results["stanza"] = run_stage("stanza", work=main_dir, warehouse=work / "stanza" / "stanza.duckdb",
-                                      sentences=args.stanza_sentences)
+        results["stanza"] = run_stage(
+            "stanza", work=main_dir, warehouse=work / "stanza" / "stanza.duckdb", sentences=args.stanza_sentences
+        )
 
     totals = (out_sentences, ref_sentences, out_words)
     saved_args = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
-    (work / "results.json").write_text(json.dumps({"args": saved_args, "manifest": manifest, "results": results,
-                                                   "scaling": scaling, "totals": totals}))
+    (work / "results.json").write_text(
+        json.dumps({"args": saved_args, "manifest": manifest, "results": results, "scaling": scaling, "totals": totals})
+    )
     body = render(args, manifest, results, scaling, *totals)
     print(body)
     if args.no_doc:
         log("--no-doc: docs/benchmarks.md left as it is")
     else:
         from benchmarks_doc import write_section
+
         write_section(section_title(args), body)
         log(f"wrote the section '{section_title(args)}' of docs/benchmarks.md")
     return 0
@@ -868,14 +1049,16 @@ def main():
 def section_title(args):
     """One docs/benchmarks.md section per campaign shape, so that variants do not overwrite the main one."""
     get = args.get if isinstance(args, dict) else lambda name, default=None: getattr(args, name, default)
-    variants = [name for name, flag in (("mixed sizes", "mixed_sizes"), ("double length", "double_length"))
-                if get(flag, False)]
+    variants = [
+        name for name, flag in (("mixed sizes", "mixed_sizes"), ("double length", "double_length")) if get(flag, False)
+    ]
     return "Campaign" + (f" ({', '.join(variants)})" if variants else "")
 
 
 def duckdb_memory_limit():
     """The memory_limit srlens build gives DuckDB (srlens/build.py memory_limit, via dbt_project/profiles.yml)."""
     from srlens.build import memory_limit
+
     return f"{memory_limit()} (srlens build: $SRLENS_MEMORY_LIMIT, else 6 GB or 80% of RAM if less)"
 
 
@@ -910,11 +1093,19 @@ def render(args, manifest, results, scaling, out_sentences, ref_sentences, out_w
 
     def row(name, seconds, result, sentences=None):
         rate = f"{sentences / seconds:,.0f}" if sentences and seconds else ""
-        lines.append(f"| {name} | {fmt_s(seconds)} | {rate} | {fmt_mb(result['peak_tree_mb'])} | "
-                     f"{fmt_mb(result['largest_mb'])} ({result['largest_cmd'].split(' ')[0].replace('campaign.py', 'Python') or '?'}) |")
+        lines.append(
+            f"| {name} | {fmt_s(seconds)} | {rate} | {fmt_mb(result['peak_tree_mb'])} | "
+            f"{fmt_mb(result['largest_mb'])} "
+            f"({result['largest_cmd'].split(' ')[0].replace('campaign.py', 'Python') or '?'}) |"
+        )
 
-    row(f"load ({len(corpora)} treebanks {fmt_s(load['treebanks_seconds'])} s, {len(runs)} runs "
-        f"{fmt_s(load['runs_seconds'])} s)", load["seconds"], load, out_sentences)
+    row(
+        f"load ({len(corpora)} treebanks {fmt_s(load['treebanks_seconds'])} s, {len(runs)} runs "
+        f"{fmt_s(load['runs_seconds'])} s)",
+        load["seconds"],
+        load,
+        out_sentences,
+    )
     row("build from scratch (`srlens build --processor aligned`)", build["seconds"], build, out_sentences)
     total = load["seconds"] + build["seconds"]
     report = results.get("report")
@@ -924,32 +1115,46 @@ def render(args, manifest, results, scaling, out_sentences, ref_sentences, out_w
         total += report["seconds"]
     elif report:
         report_note = f"Report stage skipped: {report['skipped']}."
-    lines.append(f"| **whole campaign: load + build{' + report' if report and 'skipped' not in report else ''}** "
-                 f"| **{fmt_s(total)}** | **{out_sentences / total:,.0f}** | "
-                 f"{fmt_mb(max(r['peak_tree_mb'] for k, r in results.items() if k in ('load', 'build', 'report')))} | |")
+    lines.append(
+        f"| **whole campaign: load + build{' + report' if report and 'skipped' not in report else ''}** "
+        f"| **{fmt_s(total)}** | **{out_sentences / total:,.0f}** | "
+        f"{fmt_mb(max(r['peak_tree_mb'] for k, r in results.items() if k in ('load', 'build', 'report')))} | |"
+    )
     add = results.get("add_run")
     if add:
-        row(f"add one run ({add['sentences']:,} sentences): load {fmt_s(add['load_seconds'])} s + build "
-            f"{fmt_s(add['build_seconds'])} s", add["seconds"], add)
+        row(
+            f"add one run ({add['sentences']:,} sentences): load {fmt_s(add['load_seconds'])} s + build "
+            f"{fmt_s(add['build_seconds'])} s",
+            add["seconds"],
+            add,
+        )
     lines.append("")
     if report_note:
         lines += [report_note, ""]
-    lines.append(f"Warehouse file: {fmt_mb(load['warehouse_mb'])} MB after loading, "
-                 f"{fmt_mb(build['warehouse_mb'])} MB after the build.")
+    lines.append(
+        f"Warehouse file: {fmt_mb(load['warehouse_mb'])} MB after loading, "
+        f"{fmt_mb(build['warehouse_mb'])} MB after the build."
+    )
     lines.append("")
 
     # Targets
     peak = max(r["peak_tree_mb"] for k, r in results.items() if k in ("load", "build", "report"))
-    lines += ["| target (issue 8) | reached | met |", "|---|---:|:---:|",
-              f"| whole campaign from scratch < 10 min | {total / 60:.1f} min | {'yes' if total < 600 else 'no'} |",
-              f"| within 8 GiB of memory | {peak / 1024:.2f} GiB | {'yes' if peak < 8192 else 'no'} |"]
+    lines += [
+        "| target (issue 8) | reached | met |",
+        "|---|---:|:---:|",
+        f"| whole campaign from scratch < 10 min | {total / 60:.1f} min | {'yes' if total < 600 else 'no'} |",
+        f"| within 8 GiB of memory | {peak / 1024:.2f} GiB | {'yes' if peak < 8192 else 'no'} |",
+    ]
     if add:
-        lines.append(f"| add one run and rebuild < 30 s | {fmt_s(add['seconds'])} s | "
-                     f"{'yes' if add['seconds'] < 30 else 'no'} |")
+        lines.append(
+            f"| add one run and rebuild < 30 s | {fmt_s(add['seconds'])} s | {'yes' if add['seconds'] < 30 else 'no'} |"
+        )
     if len(runs) != 170 or any(c["sentences"] != 2000 for c in corpora):
         lines.append("")
-        lines.append(f"(The targets are for 170 runs x 2,000 sentences; this run had {len(runs)} runs, "
-                     f"{out_sentences:,} output sentences.)")
+        lines.append(
+            f"(The targets are for 170 runs x 2,000 sentences; this run had {len(runs)} runs, "
+            f"{out_sentences:,} output sentences.)"
+        )
     lines.append("")
 
     # dbt groups
@@ -959,36 +1164,53 @@ def render(args, manifest, results, scaling, out_sentences, ref_sentences, out_w
         nodes = result["nodes"]
         first, last = dbt_span(nodes)
         dbt_wall = (last - first) if first else 0.0
-        lines += [f"dbt nodes of the {title} ({len(nodes)} nodes, dbt threads run two at a time; "
-                  f"span = first start to last end of the group's nodes, groups overlap):", "",
-                  "| group | nodes | summed node seconds | span seconds |", "|---|---:|---:|---:|"]
+        lines += [
+            f"dbt nodes of the {title} ({len(nodes)} nodes, dbt threads run two at a time; "
+            f"span = first start to last end of the group's nodes, groups overlap):",
+            "",
+            "| group | nodes | summed node seconds | span seconds |",
+            "|---|---:|---:|---:|",
+        ]
         for group, count, summed, span, _ in group_table(nodes):
             lines.append(f"| {group} | {count} | {fmt_s(summed)} | {fmt_s(span)} |")
-        lines.append(f"| all nodes, first start to last end | {len(nodes)} | "
-                     f"{fmt_s(sum(n['seconds'] for n in nodes))} | {fmt_s(dbt_wall)} |")
+        lines.append(
+            f"| all nodes, first start to last end | {len(nodes)} | "
+            f"{fmt_s(sum(n['seconds'] for n in nodes))} | {fmt_s(dbt_wall)} |"
+        )
         before = (first - result["wall_started"]) if first else 0.0
         after = (result["wall_ended"] - last) if last else 0.0
-        lines.append(f"| outside the nodes: before the first node (copy of the {fmt_mb(result['warehouse_mb'])} MB "
-                     f"warehouse, processing step, dbt start-up and project parsing) | | | {fmt_s(before)} |")
-        lines.append(f"| outside the nodes: after the last node (dbt wrap-up, meta.builds, swap) | | | {fmt_s(after)} |")
+        lines.append(
+            f"| outside the nodes: before the first node (copy of the {fmt_mb(result['warehouse_mb'])} MB "
+            f"warehouse, processing step, dbt start-up and project parsing) | | | {fmt_s(before)} |"
+        )
+        lines.append(
+            f"| outside the nodes: after the last node (dbt wrap-up, meta.builds, swap) | | | {fmt_s(after)} |"
+        )
         lines.append("")
-        lines.append(f"Copying the warehouse file alone (timed apart, after the build): "
-                     f"{fmt_s(result['copy_seconds'])} s.")
+        lines.append(
+            f"Copying the warehouse file alone (timed apart, after the build): {fmt_s(result['copy_seconds'])} s."
+        )
         lines.append("")
         slowest = sorted((n for n in nodes if n["kind"] == "model"), key=lambda n: -n["seconds"])[:10]
         lines.append("Slowest models: " + ", ".join(f"`{n['node']}` {fmt_s(n['seconds'])} s" for n in slowest) + ".")
         tests = sorted((n for n in nodes if n["kind"] == "test"), key=lambda n: -n["seconds"])[:3]
         if tests:
-            lines.append("Slowest data tests: " + ", ".join(f"`{n['node']}` {fmt_s(n['seconds'])} s" for n in tests) + ".")
-        by_memory = sorted((n for n in nodes if n["kind"] == "model" and n.get("tree_mb")),
-                           key=lambda n: -n["tree_mb"])[:5]
+            lines.append(
+                "Slowest data tests: " + ", ".join(f"`{n['node']}` {fmt_s(n['seconds'])} s" for n in tests) + "."
+            )
+        by_memory = sorted(
+            (n for n in nodes if n["kind"] == "model" and n.get("tree_mb")), key=lambda n: -n["tree_mb"]
+        )[:5]
         if by_memory:
             at = result.get("peak_at")
             running = [n["node"] for n in nodes if at and n["start"] is not None and n["start"] <= at <= n["end"]]
-            lines.append("Memory: highest process-tree memory while a model ran (two run at a time): " + ", ".join(
-                f"`{n['node']}` {fmt_mb(n['tree_mb'])} MB" for n in by_memory) + "; at the stage's peak "
+            lines.append(
+                "Memory: highest process-tree memory while a model ran (two run at a time): "
+                + ", ".join(f"`{n['node']}` {fmt_mb(n['tree_mb'])} MB" for n in by_memory)
+                + "; at the stage's peak "
                 + (("running: " + ", ".join(f"`{r}`" for r in running)) if running else "no dbt node was running")
-                + ".")
+                + "."
+            )
         statuses = defaultdict(int)
         for n in nodes:
             statuses[n["status"]] += 1
@@ -1000,23 +1222,30 @@ def render(args, manifest, results, scaling, out_sentences, ref_sentences, out_w
         base_manifest, base_load, base_build = scaling["base"]
         base_total = base_load["seconds"] + base_build["seconds"]
         base_nodes = sum(n["seconds"] for n in base_build["nodes"])
-        lines += [f"Scaling (a smaller campaign: {len(base_manifest['corpora'])} corpora, load + build from scratch; "
-                  f"summed dbt node seconds leave out the fixed costs of dbt start-up and parsing):",
-                  "", "| campaign | runs | output sentences | words/sentence | load s | build s | load + build s "
-                  "| ratio to base | summed dbt node s | ratio to base | peak MB |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        lines += [
+            f"Scaling (a smaller campaign: {len(base_manifest['corpora'])} corpora, load + build from scratch; "
+            f"summed dbt node seconds leave out the fixed costs of dbt start-up and parsing):",
+            "",
+            "| campaign | runs | output sentences | words/sentence | load s | build s | load + build s "
+            "| ratio to base | summed dbt node s | ratio to base | peak MB |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
         for key, (m, ld, bd) in scaling.items():
             n_out = sum(r["sentences"] for r in m["runs"])
             words = sum(c["words"] for c in m["corpora"]) / sum(c["sentences"] for c in m["corpora"])
             t = ld["seconds"] + bd["seconds"]
             node_s = sum(n["seconds"] for n in bd["nodes"])
-            lines.append(f"| {key} | {len(m['runs'])} | {n_out:,} | {words:.1f} | {fmt_s(ld['seconds'])} | "
-                         f"{fmt_s(bd['seconds'])} | {fmt_s(t)} | {t / base_total:.2f} | {fmt_s(node_s)} | "
-                         f"{node_s / base_nodes:.2f} | {fmt_mb(max(ld['peak_tree_mb'], bd['peak_tree_mb']))} |")
+            lines.append(
+                f"| {key} | {len(m['runs'])} | {n_out:,} | {words:.1f} | {fmt_s(ld['seconds'])} | "
+                f"{fmt_s(bd['seconds'])} | {fmt_s(t)} | {t / base_total:.2f} | {fmt_s(node_s)} | "
+                f"{node_s / base_nodes:.2f} | {fmt_mb(max(ld['peak_tree_mb'], bd['peak_tree_mb']))} |"
+            )
         lines.append("")
-        lines.append("Length x2: each reference sentence is two consecutive sampled trees joined into one (the "
-                     "second root becomes a `parataxis` dependent of the first), so the words double at equal "
-                     "sentence count.")
+        lines.append(
+            "Length x2: each reference sentence is two consecutive sampled trees joined into one (the "
+            "second root becomes a `parataxis` dependent of the first), so the words double at equal "
+            "sentence count."
+        )
         lines.append("")
 
     # Researcher
@@ -1027,8 +1256,14 @@ def render(args, manifest, results, scaling, out_sentences, ref_sentences, out_w
         tree_s = parts.get("read treebanks", 0) + parts.get("tree metrics and entropy", 0)
         score_s = parts.get("score outputs", 0)
         exact = n_out == out_sentences
-        how = "" if exact else (f" (extrapolated linearly, language by language, from {res['corpora']} of "
-                                f"{len(corpora)} corpora and their {res['runs']} runs)")
+        how = (
+            ""
+            if exact
+            else (
+                f" (extrapolated linearly, language by language, from {res['corpora']} of "
+                f"{len(corpora)} corpora and their {res['runs']} runs)"
+            )
+        )
         extrapolated = 0.0
         language = {c["name"]: c["language"] for c in corpora}
         for lang, stats in res["by_language"].items():
@@ -1039,16 +1274,19 @@ def render(args, manifest, results, scaling, out_sentences, ref_sentences, out_w
         warehouse_total = total
         check = res["check"]
         lines += [
-            f"Researcher baseline (`bench/campaign_researcher.py`: one Python process reading the CoNLL-U with "
-            f"`conllu` and the runs as text, per sentence the tree metrics of `tests/reference_metrics.py`, the "
-            f"aligned lemmas and DEA of `tests/reference_scores.py`, nltk `sentence_bleu` method 2, "
-            f"`udfs.accuracy.sentence_accuracies`; per run nltk `corpus_bleu`, micro DEA and means; per corpus "
-            f"the tree statistics and relation entropy; no mining, rules, correlations or data tests):",
+            "Researcher baseline (`bench/campaign_researcher.py`: one Python process reading the CoNLL-U with "
+            "`conllu` and the runs as text, per sentence the tree metrics of `tests/reference_metrics.py`, the "
+            "aligned lemmas and DEA of `tests/reference_scores.py`, nltk `sentence_bleu` method 2, "
+            "`udfs.accuracy.sentence_accuracies`; per run nltk `corpus_bleu`, micro DEA and means; per corpus "
+            "the tree statistics and relation entropy; no mining, rules, correlations or data tests):",
             "",
-            "| part | sentences | seconds | sentences/s |", "|---|---:|---:|---:|",
-            f"| read treebanks, tree metrics, entropy | {n_ref:,} reference | {fmt_s(tree_s)} | {n_ref / tree_s:,.0f} |",
+            "| part | sentences | seconds | sentences/s |",
+            "|---|---:|---:|---:|",
+            f"| read treebanks, tree metrics, entropy | {n_ref:,} reference | {fmt_s(tree_s)} | "
+            f"{n_ref / tree_s:,.0f} |",
             f"| read and score outputs | {n_out:,} output | {fmt_s(score_s)} | {n_out / score_s:,.0f} |",
-            f"| whole campaign{how} | {out_sentences:,} output | {fmt_s(extrapolated)} | {out_sentences / extrapolated:,.0f} |",
+            f"| whole campaign{how} | {out_sentences:,} output | {fmt_s(extrapolated)} | "
+            f"{out_sentences / extrapolated:,.0f} |",
             "",
             f"Warehouse (load + build{' + report' if report and 'skipped' not in report else ''}) / researcher "
             f"script: {fmt_s(warehouse_total)} s / {fmt_s(extrapolated)} s = **{warehouse_total / extrapolated:.2f}**. "
@@ -1063,18 +1301,22 @@ def render(args, manifest, results, scaling, out_sentences, ref_sentences, out_w
     st = results.get("stanza")
     if st:
         per_1000 = st["seconds"] * 1000 / st["sentences"]
-        lines.append(f"Stanza parsing (processor `stanza`, models `{st['models']}/`, not part of the figures above): "
-                     f"{st['sentences']:,} output sentences of an English run ({st['texts_parsed']} distinct texts, "
-                     f"{st['words']:,} words) in {fmt_s(st['seconds'])} s, pipeline load {fmt_s(st['load_seconds'])} s "
-                     f"included: **{fmt_s(per_1000)} s per 1,000 sentences**; peak memory {fmt_mb(st['peak_tree_mb'])} MB. "
-                     f"At that rate the campaign's {out_sentences:,} outputs would take "
-                     f"{per_1000 * out_sentences / 1000 / 3600:.1f} h to parse once (then cached).")
+        lines.append(
+            f"Stanza parsing (processor `stanza`, models `{st['models']}/`, not part of the figures above): "
+            f"{st['sentences']:,} output sentences of an English run ({st['texts_parsed']} distinct texts, "
+            f"{st['words']:,} words) in {fmt_s(st['seconds'])} s, pipeline load {fmt_s(st['load_seconds'])} s "
+            f"included: **{fmt_s(per_1000)} s per 1,000 sentences**; peak memory {fmt_mb(st['peak_tree_mb'])} MB. "
+            f"At that rate the campaign's {out_sentences:,} outputs would take "
+            f"{per_1000 * out_sentences / 1000 / 3600:.1f} h to parse once (then cached)."
+        )
     else:
         doc = stanza_figure_from_doc()
         if doc:
-            lines.append(f"Stanza parsing (from the 'Stanza parsing' section, `{doc[1]}`): "
-                         f"**{fmt_s(doc[0])} s per 1,000 sentences**, i.e. {doc[0] * out_sentences / 1000 / 3600:.1f} h "
-                         f"for this campaign's outputs.")
+            lines.append(
+                f"Stanza parsing (from the 'Stanza parsing' section, `{doc[1]}`): "
+                f"**{fmt_s(doc[0])} s per 1,000 sentences**, i.e. {doc[0] * out_sentences / 1000 / 3600:.1f} h "
+                f"for this campaign's outputs."
+            )
     lines.append("")
 
     # What bounds it
@@ -1083,10 +1325,15 @@ def render(args, manifest, results, scaling, out_sentences, ref_sentences, out_w
     summed = sum(n["seconds"] for n in nodes)
     if models and summed:
         top = models[:3]
-        lines.append("Largest shares of the from-scratch build's summed node time: " + ", ".join(
-            f"`{n['node']}` {100 * n['seconds'] / summed:.0f}%" for n in top) + f" (of {fmt_s(summed)} s).")
-    lines.append(f"Largest process of the build: {build['largest_cmd'] or '?'} at {fmt_mb(build['largest_mb'])} MB; "
-                 f"DuckDB memory_limit of the build: {memory_limit or 'not recorded'}.")
+        lines.append(
+            "Largest shares of the from-scratch build's summed node time: "
+            + ", ".join(f"`{n['node']}` {100 * n['seconds'] / summed:.0f}%" for n in top)
+            + f" (of {fmt_s(summed)} s)."
+        )
+    lines.append(
+        f"Largest process of the build: {build['largest_cmd'] or '?'} at {fmt_mb(build['largest_mb'])} MB; "
+        f"DuckDB memory_limit of the build: {memory_limit or 'not recorded'}."
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -40,16 +40,32 @@ if str(REPO) not in sys.path:
 import conllu  # noqa: E402
 from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu, sentence_bleu  # noqa: E402
 
-from tests.reference_metrics import (  # noqa: E402
-    analysis_tree_from_tokenlist, relation_entropy, sentence_metrics)
-from tests.reference_scores import aligned_lemmas, dea  # noqa: E402
 from srlens.udfs.accuracy import sentence_accuracies  # noqa: E402
+from tests.reference_metrics import (  # noqa: E402
+    analysis_tree_from_tokenlist,
+    relation_entropy,
+    sentence_metrics,
+)
+from tests.reference_scores import aligned_lemmas, dea  # noqa: E402
 
 SMOOTH = SmoothingFunction().method2
-TREE_METRICS = ("tree_depth", "tree_length", "mean_dependency_distance", "mean_flux_size",
-                "mean_flux_weight", "mean_arity")
-SENTENCE_SCORES = ("bleu", "dea", "simple_string_accuracy", "generation_string_accuracy",
-                   "simple_tree_accuracy", "generation_tree_accuracy", "reorder_accuracy")
+TREE_METRICS = (
+    "tree_depth",
+    "tree_length",
+    "mean_dependency_distance",
+    "mean_flux_size",
+    "mean_flux_weight",
+    "mean_arity",
+)
+SENTENCE_SCORES = (
+    "bleu",
+    "dea",
+    "simple_string_accuracy",
+    "generation_string_accuracy",
+    "simple_tree_accuracy",
+    "generation_tree_accuracy",
+    "reorder_accuracy",
+)
 
 
 def read_reference(path):
@@ -59,16 +75,23 @@ def read_reference(path):
         for index, tokenlist in enumerate(conllu.parse_incr(handle), start=1):
             trees.append(analysis_tree_from_tokenlist(tokenlist, index))
             syntactic = [t for t in tokenlist if isinstance(t["id"], int)]
-            words.append(([t["form"] for t in syntactic], [t["lemma"] for t in syntactic],
-                          [t["deprel"].split(":")[0] == "punct" for t in syntactic]))
+            words.append(
+                (
+                    [t["form"] for t in syntactic],
+                    [t["lemma"] for t in syntactic],
+                    [t["deprel"].split(":")[0] == "punct" for t in syntactic],
+                )
+            )
     return trees, words
 
 
 def corpus_statistics(trees):
     per_sentence = [sentence_metrics(tree) for tree in trees]
     defined = [m for m in per_sentence if m["tree_length"] is not None]
-    stats = {"sentences": len(trees),
-             "nonprojective_pct": 100 * sum(not m["is_projective"] for m in defined) / len(defined)}
+    stats = {
+        "sentences": len(trees),
+        "nonprojective_pct": 100 * sum(not m["is_projective"] for m in defined) / len(defined),
+    }
     for key in TREE_METRICS:
         values = [m[key] for m in defined]
         stats[key + "_mean"] = statistics.fmean(values)
@@ -90,17 +113,22 @@ def score_run(path, trees, words):
         ref = [lemma.lower() for lemma in tree.lemmas]
         out = aligned_lemmas(text, forms, lemmas, punct)
         matched, edges, _by_relation = dea(ref, tree.heads, tree.deprels, out)
-        row = {"sent_id": tree.sent_id,
-               "bleu": sentence_bleu([ref], out, smoothing_function=SMOOTH),
-               "dea": matched / edges if edges else None}
+        row = {
+            "sent_id": tree.sent_id,
+            "bleu": sentence_bleu([ref], out, smoothing_function=SMOOTH),
+            "dea": matched / edges if edges else None,
+        }
         row.update(sentence_accuracies(ref, tree.heads, out))
         rows.append(row)
         hyps.append(out)
         refs.append([ref])
         matched_total += matched
         edges_total += edges
-    summary = {"sentences": len(rows), "corpus_bleu": corpus_bleu(refs, hyps, smoothing_function=SMOOTH),
-               "dea_micro": matched_total / edges_total if edges_total else None}
+    summary = {
+        "sentences": len(rows),
+        "corpus_bleu": corpus_bleu(refs, hyps, smoothing_function=SMOOTH),
+        "dea_micro": matched_total / edges_total if edges_total else None,
+    }
     for key in SENTENCE_SCORES:
         values = [r[key] for r in rows if r[key] is not None]
         summary[key + "_mean"] = statistics.fmean(values) if values else None
@@ -151,7 +179,7 @@ def main():
     args = ap.parse_args()
     manifest = json.loads(Path(args.manifest).read_text())
     base = Path(args.manifest).parent
-    corpora = manifest["corpora"][:args.corpora]
+    corpora = manifest["corpora"][: args.corpora]
     names = {c["name"] for c in corpora}
     runs = [r for r in manifest["runs"] if r["corpus"] in names]
     corpora = [{**c, "path": base / c["path"]} for c in corpora]
@@ -161,8 +189,10 @@ def main():
     total = time.perf_counter() - started
     for sub_id, summary in results["runs"].items():
         print(f"{sub_id}\tBLEU {summary['corpus_bleu']:.4f}\tDEA {summary['dea_micro']:.4f}")
-    print(f"{counts['output_sentences']} output sentences, {counts['reference_sentences']} reference "
-          f"sentences in {total:.1f} s: " + ", ".join(f"{k} {v:.1f} s" for k, v in seconds.items()))
+    print(
+        f"{counts['output_sentences']} output sentences, {counts['reference_sentences']} reference "
+        f"sentences in {total:.1f} s: " + ", ".join(f"{k} {v:.1f} s" for k, v in seconds.items())
+    )
 
 
 if __name__ == "__main__":

@@ -35,8 +35,11 @@ EN_EWT_TEST = SHARED / "ud" / "en_ewt" / "en_ewt-ud-test.conllu"
 
 
 def reference_texts():
-    return [line[len("# text = "):] for line in EN_EWT_TEST.read_text(encoding="utf-8").splitlines()
-            if line.startswith("# text = ")]
+    return [
+        line[len("# text = ") :]
+        for line in EN_EWT_TEST.read_text(encoding="utf-8").splitlines()
+        if line.startswith("# text = ")
+    ]
 
 
 def perturbed(texts, seed):
@@ -63,8 +66,14 @@ class Version:
         """(wall seconds, CPU seconds, exit code) of one command."""
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "srlens.cli", *map(str, args)], cwd=self.checkout,
-                              env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "srlens.cli", *map(str, args)],
+            cwd=self.checkout,
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -74,8 +83,14 @@ class Version:
 
     def import_seconds(self):
         """`python -X importtime -c 'import srlens.cli'`: the cumulative import time of srlens.cli, seconds."""
-        done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import srlens.cli"], cwd=self.checkout,
-                              env=self.env, capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", "import srlens.cli"],
+            cwd=self.checkout,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         line = next(line for line in done.stderr.splitlines() if line.rstrip().endswith("| srlens.cli"))
         return int(line.split("|")[1]) / 1e6
 
@@ -99,18 +114,39 @@ def measure(version, work, run_files, repeats, base):
     result["help"] = timed(lambda: version.run("--help"), repeats)
     one = work / f"{version.name}-one.duckdb"
     shutil.copy(base, one)
-    result["load_outputs"] = timed(lambda: version.run("--warehouse", one, "load-outputs", run_files[0], "--corpus",
-                                                       "en_ewt", "--team", "t0", "--run", "r0"), repeats)
+    result["load_outputs"] = timed(
+        lambda: version.run(
+            "--warehouse", one, "load-outputs", run_files[0], "--corpus", "en_ewt", "--team", "t0", "--run", "r0"
+        ),
+        repeats,
+    )
     many = work / f"{version.name}-calls.duckdb"
     shutil.copy(base, many)
-    result["calls"] = total([version.run("--warehouse", many, "load-outputs", path, "--corpus", "en_ewt", "--team",
-                                         f"t{k // 4}", "--run", f"r{k % 4}", "--campaign", "bench")
-                             for k, path in enumerate(run_files)])
+    result["calls"] = total(
+        [
+            version.run(
+                "--warehouse",
+                many,
+                "load-outputs",
+                path,
+                "--corpus",
+                "en_ewt",
+                "--team",
+                f"t{k // 4}",
+                "--run",
+                f"r{k % 4}",
+                "--campaign",
+                "bench",
+            )
+            for k, path in enumerate(run_files)
+        ]
+    )
     if version.has("load-campaign"):
         campaign = work / f"{version.name}-campaign.duckdb"
         shutil.copy(base, campaign)
-        result["campaign"] = version.run("--warehouse", campaign, "load-campaign", work / "campaign",
-                                         "--campaign", "bench")[:2]
+        result["campaign"] = version.run(
+            "--warehouse", campaign, "load-campaign", work / "campaign", "--campaign", "bench"
+        )[:2]
     return result
 
 
@@ -124,33 +160,49 @@ def render(results, runs, sentences, load):
         return "-" if value is None else fmt(value)
 
     pair = lambda v: f"{v[0]:.2f} ({v[1]:.2f})"  # noqa: E731
-    rows.append("| `import srlens.cli` (`python -X importtime`, cumulative), median | "
-                + " | ".join(cell(n, "import", "{:.2f}".format) for n in names) + " |")
+    rows.append(
+        "| `import srlens.cli` (`python -X importtime`, cumulative), median | "
+        + " | ".join(cell(n, "import", "{:.2f}".format) for n in names)
+        + " |"
+    )
     rows.append("| `srlens --help`, median of repeats | " + " | ".join(cell(n, "help", pair) for n in names) + " |")
-    rows.append(f"| `srlens load-outputs`, one run of {sentences:,} sentences, median of repeats | "
-                + " | ".join(cell(n, "load_outputs", pair) for n in names) + " |")
-    rows.append(f"| {runs} × `srlens load-outputs`, in all | " + " | ".join(cell(n, "calls", pair) for n in names)
-                + " |")
-    rows.append(f"| `srlens load-campaign`, {runs} runs | " + " | ".join(cell(n, "campaign", pair) for n in names)
-                + " |")
-    rows.append(f"| {runs} calls / one load-campaign, wall (CPU) | " + " | ".join(
-        f"{results[n]['calls'][0] / results[n]['campaign'][0]:.1f} "
-        f"({results[n]['calls'][1] / results[n]['campaign'][1]:.1f})" if "campaign" in results[n] else "-"
-        for n in names) + " |")
-    return (f"`bench/cli_speed.py`: each command in a fresh process (`python -m srlens.cli`), wall time of the "
-            f"process, and its CPU time (user + system). Runs: {runs} plain-text runs of UD en_ewt test "
-            f"({sentences:,} sentences each, words swapped a little), into a warehouse holding that treebank. "
-            f"Python {platform.python_version()}, {os.cpu_count()} cores. Measured under load from other work on "
-            f"the machine (load average {load[0]:.1f} / {load[1]:.1f} at start / end): wall times are those of a "
-            f"loaded machine; compare the columns, measured side by side in one session, and the CPU times, "
-            f"which the load inflates much less.\n\n"
-            + head + "\n".join(rows) + "\n\n"
-            "Where the time went before (issue 18): `import srlens.cli` imported pandas, pyarrow, numpy and "
-            "duckdb for every command, `--help` included, and each insert through an Arrow table "
-            "made DuckDB import pandas on its first Arrow scan. Now the command line imports only what a "
-            "command needs (a load: duckdb, no pyarrow, pandas or numpy; `tests/test_load_campaign.py` checks "
-            "this), inserts bind Python lists as DuckDB list parameters, and load-campaign opens the warehouse "
-            "once and reads each treebank's sentence ids once.\n")
+    rows.append(
+        f"| `srlens load-outputs`, one run of {sentences:,} sentences, median of repeats | "
+        + " | ".join(cell(n, "load_outputs", pair) for n in names)
+        + " |"
+    )
+    rows.append(
+        f"| {runs} × `srlens load-outputs`, in all | " + " | ".join(cell(n, "calls", pair) for n in names) + " |"
+    )
+    rows.append(
+        f"| `srlens load-campaign`, {runs} runs | " + " | ".join(cell(n, "campaign", pair) for n in names) + " |"
+    )
+    rows.append(
+        f"| {runs} calls / one load-campaign, wall (CPU) | "
+        + " | ".join(
+            f"{results[n]['calls'][0] / results[n]['campaign'][0]:.1f} "
+            f"({results[n]['calls'][1] / results[n]['campaign'][1]:.1f})"
+            if "campaign" in results[n]
+            else "-"
+            for n in names
+        )
+        + " |"
+    )
+    return (
+        f"`bench/cli_speed.py`: each command in a fresh process (`python -m srlens.cli`), wall time of the "
+        f"process, and its CPU time (user + system). Runs: {runs} plain-text runs of UD en_ewt test "
+        f"({sentences:,} sentences each, words swapped a little), into a warehouse holding that treebank. "
+        f"Python {platform.python_version()}, {os.cpu_count()} cores. Measured under load from other work on "
+        f"the machine (load average {load[0]:.1f} / {load[1]:.1f} at start / end): wall times are those of a "
+        f"loaded machine; compare the columns, measured side by side in one session, and the CPU times, "
+        f"which the load inflates much less.\n\n" + head + "\n".join(rows) + "\n\n"
+        "Where the time went before (issue 18): `import srlens.cli` imported pandas, pyarrow, numpy and "
+        "duckdb for every command, `--help` included, and each insert through an Arrow table "
+        "made DuckDB import pandas on its first Arrow scan. Now the command line imports only what a "
+        "command needs (a load: duckdb, no pyarrow, pandas or numpy; `tests/test_load_campaign.py` checks "
+        "this), inserts bind Python lists as DuckDB list parameters, and load-campaign opens the warehouse "
+        "once and reads each treebank's sentence ids once.\n"
+    )
 
 
 def main():

@@ -45,8 +45,13 @@ def run_marts(warehouse, project, root, label):
     shutil.copy(warehouse, copy)
     dbt_vars = last_build_vars(copy)
     start = time.perf_counter()
-    ok, output = run_dbt(["run", "--select", "path:models/marts", "--full-refresh", "--vars", json.dumps(dbt_vars)],
-                         copy, root / f"dbt_{label}", project, echo=False)
+    ok, output = run_dbt(
+        ["run", "--select", "path:models/marts", "--full-refresh", "--vars", json.dumps(dbt_vars)],
+        copy,
+        root / f"dbt_{label}",
+        project,
+        echo=False,
+    )
     wall = time.perf_counter() - start
     if not ok:
         raise SystemExit(output[-3000:])
@@ -70,13 +75,15 @@ def main():
                 wall, models, marts = run_marts(args.warehouse, project, root, f"r{round_no}_{n}")
                 rows.append((round_no, label, marts, models, wall))
                 print(f"round {round_no}, {label}: {marts} marts, {models:.1f} s in models, {wall:.1f} s wall")
-    body = ("`python -m bench.docs_overhead WAREHOUSE --write` (bench/docs_overhead.py): the marts of a built\n"
-            f"warehouse ({args.warehouse.name}) rebuilt with and without their enforced contracts and persist_docs\n"
-            "(issue 15), alternately, on fresh copies. Measured on a machine shared with other jobs: compare the\n"
-            "rows of one round, not across rounds.\n\n"
-            "| round | marts built with | marts | seconds in models | wall seconds (dbt start-up included) |\n"
-            "|---|---|---|---|---|\n"
-            + "".join(f"| {r} | {label} | {m} | {models:.1f} | {wall:.1f} |\n" for r, label, m, models, wall in rows))
+    body = (
+        "`python -m bench.docs_overhead WAREHOUSE --write` (bench/docs_overhead.py): the marts of a built\n"
+        f"warehouse ({args.warehouse.name}) rebuilt with and without their enforced contracts and persist_docs\n"
+        "(issue 15), alternately, on fresh copies. Measured on a machine shared with other jobs: compare the\n"
+        "rows of one round, not across rounds.\n\n"
+        "| round | marts built with | marts | seconds in models | wall seconds (dbt start-up included) |\n"
+        "|---|---|---|---|---|\n"
+        + "".join(f"| {r} | {label} | {m} | {models:.1f} | {wall:.1f} |\n" for r, label, m, models, wall in rows)
+    )
     if args.write:
         write_section("Cost of contracts and column comments", body)
     print(body)

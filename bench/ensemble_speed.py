@@ -39,8 +39,7 @@ def model_times(warehouse, dbt_vars):
     from srlens.paths import DBT_PROJECT_DIR
 
     work = Path(warehouse).parent / ".bench.dbt"
-    args = ["run", "--full-refresh", "--vars", json.dumps({**build_vars.defaults(), **dbt_vars}),
-            "--select", *MODELS]
+    args = ["run", "--full-refresh", "--vars", json.dumps({**build_vars.defaults(), **dbt_vars}), "--select", *MODELS]
     start = time.perf_counter()
     ok, output = run_dbt(args, Path(warehouse), work, DBT_PROJECT_DIR, echo=False)
     wall = time.perf_counter() - start
@@ -59,11 +58,28 @@ def counts(warehouse):
         return {
             "runs": q("select count(*) from staging.stg_submissions")[0][0],
             "candidates": q("select count(*) from intermediate.int_ensemble_candidates")[0][0],
-            "setups": [dict(zip(("corpus", "tuning_corpus", "sentences", "ensemble_dea", "best_single_dea",
-                                 "oracle_dea", "ensemble_bleu", "best_single_bleu"), r))
-                       for r in q("select corpus, tuning_corpus, sentences, ensemble_dea, best_single_dea, "
-                                  "oracle_dea, ensemble_bleu, best_single_bleu from ensemble_selection "
-                                  "order by corpus, tuning_corpus")],
+            "setups": [
+                dict(
+                    zip(
+                        (
+                            "corpus",
+                            "tuning_corpus",
+                            "sentences",
+                            "ensemble_dea",
+                            "best_single_dea",
+                            "oracle_dea",
+                            "ensemble_bleu",
+                            "best_single_bleu",
+                        ),
+                        r,
+                    )
+                )
+                for r in q(
+                    "select corpus, tuning_corpus, sentences, ensemble_dea, best_single_dea, "
+                    "oracle_dea, ensemble_bleu, best_single_bleu from ensemble_selection "
+                    "order by corpus, tuning_corpus"
+                )
+            ],
         }
     finally:
         con.close()
@@ -88,35 +104,55 @@ def scale(name, warehouse, load, dbt_vars, submission_id, treebank):
     print(f"[{name}] timing the ensemble models and suggest-training", file=sys.stderr)
     times, wall = model_times(warehouse, dbt_vars)
     seconds, written = suggest_seconds(warehouse, submission_id, treebank, Path(warehouse).parent / "more.conllu")
-    return {"name": name, "build_seconds": build_seconds, "models": times, "models_wall": wall,
-            "suggest_seconds": seconds, "suggest_written": written, "suggest_run": submission_id,
-            "suggest_treebank": treebank, **counts(warehouse)}
+    return {
+        "name": name,
+        "build_seconds": build_seconds,
+        "models": times,
+        "models_wall": wall,
+        "suggest_seconds": seconds,
+        "suggest_written": written,
+        "suggest_run": submission_id,
+        "suggest_treebank": treebank,
+        **counts(warehouse),
+    }
 
 
 def render(results):
-    lines = [f"Machine: {platform.machine()}, {os.cpu_count()} cores, shared with other engineers' jobs while "
-             "measured (wall times are upper bounds). `python bench/ensemble_speed.py --doc`.", ""]
+    lines = [
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores, shared with other engineers' jobs while "
+        "measured (wall times are upper bounds). `python bench/ensemble_speed.py --doc`.",
+        "",
+    ]
     lines.append("| model | " + " | ".join(r["name"] for r in results) + " |")
     lines.append("|---|" + "---:|" * len(results))
     for model in MODELS:
-        lines.append(f"| {model} | " + " | ".join(f"{r['models'].get(model, float('nan')):.1f} s" for r in results)
-                     + " |")
-    lines.append("| **the four models (dbt wall)** | " + " | ".join(f"{r['models_wall']:.0f} s" for r in results)
-                 + " |")
-    lines.append("| suggest-training, 500 sentences | " + " | ".join(f"{r['suggest_seconds']:.1f} s" for r in results)
-                 + " |")
+        lines.append(
+            f"| {model} | " + " | ".join(f"{r['models'].get(model, float('nan')):.1f} s" for r in results) + " |"
+        )
+    lines.append(
+        "| **the four models (dbt wall)** | " + " | ".join(f"{r['models_wall']:.0f} s" for r in results) + " |"
+    )
+    lines.append(
+        "| suggest-training, 500 sentences | " + " | ".join(f"{r['suggest_seconds']:.1f} s" for r in results) + " |"
+    )
     lines.append("| whole build, for scale | " + " | ".join(f"{r['build_seconds']:.0f} s" for r in results) + " |")
     lines.append("")
-    lines.append("* The dbt wall time is mostly dbt's own start (parsing the whole project) on the loaded machine; "
-                 "the four models take the sum of their rows.")
+    lines.append(
+        "* The dbt wall time is mostly dbt's own start (parsing the whole project) on the loaded machine; "
+        "the four models take the sum of their rows."
+    )
     for r in results:
-        lines.append(f"* {r['name']}: {r['runs']} runs, {r['candidates']:,} candidate rows (setup x run x realized "
-                     f"sentence); suggest-training wrote {r['suggest_written']} sentences of {r['suggest_treebank']} "
-                     f"for {r['suggest_run']}.")
+        lines.append(
+            f"* {r['name']}: {r['runs']} runs, {r['candidates']:,} candidate rows (setup x run x realized "
+            f"sentence); suggest-training wrote {r['suggest_written']} sentences of {r['suggest_treebank']} "
+            f"for {r['suggest_run']}."
+        )
         for s in r["setups"]:
-            lines.append(f"  * {s['corpus']} learned on {s['tuning_corpus']}: DEA ensemble {s['ensemble_dea']:.3f}, "
-                         f"best single {s['best_single_dea']:.3f}, oracle {s['oracle_dea']:.3f}; BLEU ensemble "
-                         f"{s['ensemble_bleu']:.3f}, best single {s['best_single_bleu']:.3f}.")
+            lines.append(
+                f"  * {s['corpus']} learned on {s['tuning_corpus']}: DEA ensemble {s['ensemble_dea']:.3f}, "
+                f"best single {s['best_single_dea']:.3f}, oracle {s['oracle_dea']:.3f}; BLEU ensemble "
+                f"{s['ensemble_bleu']:.3f}, best single {s['best_single_bleu']:.3f}."
+            )
     return "\n".join(lines)
 
 
@@ -145,11 +181,16 @@ def main():
                 load_outputs(warehouse, path, corpus, "perturb", name, campaign="bench")
 
     gold = ["demo/en_ewt_demo/baseline/gold", "demo/fr_gsd_demo/baseline/gold"]
-    scales = (("demo", load_demo, {"ensemble_exclude_runs": gold}, "demo/en_ewt_demo/perturb/advmod_moved",
-               "fr_gsd_demo"),
-              (f"en_ewt test and dev x {args.runs} runs", load_en_ewt,
-               {"ensemble_tuning_corpus": {"en_ewt_test": "en_ewt_dev"}}, "bench/en_ewt_test/perturb/swaps_1",
-               "en_ewt_dev"))
+    scales = (
+        ("demo", load_demo, {"ensemble_exclude_runs": gold}, "demo/en_ewt_demo/perturb/advmod_moved", "fr_gsd_demo"),
+        (
+            f"en_ewt test and dev x {args.runs} runs",
+            load_en_ewt,
+            {"ensemble_tuning_corpus": {"en_ewt_test": "en_ewt_dev"}},
+            "bench/en_ewt_test/perturb/swaps_1",
+            "en_ewt_dev",
+        ),
+    )
     with tempfile.TemporaryDirectory(dir=args.work) as tmp:
         results = []
         for name, load, dbt_vars, submission_id, treebank in scales:

@@ -44,16 +44,22 @@ def main():
             seed += 1
         loading = time.perf_counter() - start
         problems = fuzzer.check_accepted()
-    messages = collections.Counter(re.sub(r"'[^']*'|\d+", "_", m.split(" (read as ")[0])[:90]
-                                   for m in fuzzer.refusals)
-    lines = [f"{args.n} distinct mutants (seeds {args.seed}..{seed - 1}, {fuzzer.counts['duplicate']} duplicates "
-             f"skipped) loaded in {loading:.0f} s ({args.n / loading:.0f} mutants/s on this machine); accepted "
-             f"{fuzzer.counts['accepted']}, refused {fuzzer.counts['refused']}, crashed {fuzzer.counts['crashed']}; "
-             f"problems found: {len(problems)}.", "",
-             "| file | loaded as | accepted | refused | crashed |", "|---|---|---|---|---|"]
+    messages = collections.Counter(re.sub(r"'[^']*'|\d+", "_", m.split(" (read as ")[0])[:90] for m in fuzzer.refusals)
+    lines = [
+        f"{args.n} distinct mutants (seeds {args.seed}..{seed - 1}, {fuzzer.counts['duplicate']} duplicates "
+        f"skipped) loaded in {loading:.0f} s ({args.n / loading:.0f} mutants/s on this machine); accepted "
+        f"{fuzzer.counts['accepted']}, refused {fuzzer.counts['refused']}, crashed {fuzzer.counts['crashed']}; "
+        f"problems found: {len(problems)}.",
+        "",
+        "| file | loaded as | accepted | refused | crashed |",
+        "|---|---|---|---|---|",
+    ]
     for kind, fmt in sorted({(kind, fmt) for kind, fmt, _ in by_kind}):
-        lines.append(f"| {fmt} | {kind} | " + " | ".join(str(by_kind[(kind, fmt, o)])
-                                                       for o in ("accepted", "refused", "crashed")) + " |")
+        lines.append(
+            f"| {fmt} | {kind} | "
+            + " | ".join(str(by_kind[(kind, fmt, o)]) for o in ("accepted", "refused", "crashed"))
+            + " |"
+        )
     lines += ["", f"The most common refusals ({len(messages)} kinds of message; numbers and quoted parts as _):", ""]
     lines += [f"* {count}: {message}" for message, count in messages.most_common(10)]
     lines += [""] + [f"* problem: {problem[:300]}" for problem in problems[:50]]
@@ -61,9 +67,13 @@ def main():
     print(body)
     if not args.no_doc:
         from benchmarks_doc import write_section
-        write_section("Fuzzing the loaders", "`bench/fuzz_loads.py --n " + str(args.n) + "` (the suite's "
-                      "`tests/attack/test_fuzz_loads.py` runs 1,000 of them; `tests/attack/mutants.py` has the "
-                      "mutations and the oracle):\n\n" + body)
+
+        write_section(
+            "Fuzzing the loaders",
+            "`bench/fuzz_loads.py --n " + str(args.n) + "` (the suite's "
+            "`tests/attack/test_fuzz_loads.py` runs 1,000 of them; `tests/attack/mutants.py` has the "
+            "mutations and the oracle):\n\n" + body,
+        )
     return 1 if problems else 0
 
 

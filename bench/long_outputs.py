@@ -43,7 +43,7 @@ def looping_outputs(treebank: Path, outputs: int, words: int) -> tuple[str, list
     blocks = [b for b in treebank.read_text(encoding="utf-8").split("\n\n") if b.strip()][:outputs]
     texts = []
     for block in blocks:
-        text = next(line[len("# text = "):] for line in block.split("\n") if line.startswith("# text = "))
+        text = next(line[len("# text = ") :] for line in block.split("\n") if line.startswith("# text = "))
         tokens = [t for t in re.findall(r"\w+", text)]
         texts.append(" ".join(tokens[i % len(tokens)] for i in range(words)))
     return "\n\n".join(blocks) + "\n\n", texts
@@ -62,18 +62,29 @@ def child(warehouse: str, models: str, max_words: int) -> None:
 def process_pending_stats(con, models, max_words):
     en = processing.process_pending(con, model_dir=models, progress=False, limit=max_words)["languages"]["en"]
     chunks = con.execute("select sum(chunks), max(words) from cache.parsed_texts").fetchone()
-    return {"texts": en["texts_parsed"], "chunked": en["texts_chunked"], "words": en["words_parsed"],
-            "chunks": int(chunks[0]), "max_words_per_text": int(chunks[1]), "load_seconds": en["load_seconds"]}
+    return {
+        "texts": en["texts_parsed"],
+        "chunked": en["texts_chunked"],
+        "words": en["words_parsed"],
+        "chunks": int(chunks[0]),
+        "max_words_per_text": int(chunks[1]),
+        "load_seconds": en["load_seconds"],
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--words", type=int, default=3000, help="words per output (default 3000)")
     parser.add_argument("--outputs", type=int, default=3, help="number of long outputs (default 3)")
-    parser.add_argument("--max-words", type=int, default=processing.DEFAULT_MAX_WORDS,
-                        help="the chunk guard (default: srlens's default)")
-    parser.add_argument("--models", type=Path, default=Path(os.environ.get(processing.STANZA_DIR_ENV)
-                                                             or SHARED / "stanza"))
+    parser.add_argument(
+        "--max-words",
+        type=int,
+        default=processing.DEFAULT_MAX_WORDS,
+        help="the chunk guard (default: srlens's default)",
+    )
+    parser.add_argument(
+        "--models", type=Path, default=Path(os.environ.get(processing.STANZA_DIR_ENV) or SHARED / "stanza")
+    )
     parser.add_argument("--treebank", type=Path, default=SHARED / "ud" / "en_ewt" / "en_ewt-ud-test.conllu")
     parser.add_argument("--child", nargs=3, metavar=("WAREHOUSE", "MODELS", "MAX_WORDS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -89,8 +100,12 @@ def main() -> None:
         warehouse = tmp / "w.duckdb"
         load_treebank(warehouse, tmp / "tb.conllu", "en_ewt_head")
         load_outputs(warehouse, tmp / "run.txt", "en_ewt_head", "looping", "1", fmt="text")
-        done = subprocess.run([sys.executable, __file__, "--child", str(warehouse), str(args.models),
-                               str(args.max_words)], capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, __file__, "--child", str(warehouse), str(args.models), str(args.max_words)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         stats = json.loads(done.stdout.strip().splitlines()[-1])
         peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
@@ -106,12 +121,14 @@ def main() -> None:
         f"requirement:      < 2,048 MB: {'met' if peak_mb < 2048 else 'NOT met'}",
     ]
     print("\n".join(lines))
-    write_section("Long outputs: memory of stanza processing",
-                  "`bench/long_outputs.py` (shared English models, this 2-core CPU). An output longer than "
-                  f"`max_words` ($SRLENS_STANZA_MAX_WORDS, default {processing.DEFAULT_MAX_WORDS}) is parsed "
-                  "in chunks; without that, stanza's memory grows with the square of the sentence length "
-                  "(measured: +0.09 GB for 250 words, +0.36 GB for 500; one output of 2,000 words took "
-                  "more than 6 GB).\n\n```\n" + "\n".join(lines) + "\n```\n")
+    write_section(
+        "Long outputs: memory of stanza processing",
+        "`bench/long_outputs.py` (shared English models, this 2-core CPU). An output longer than "
+        f"`max_words` ($SRLENS_STANZA_MAX_WORDS, default {processing.DEFAULT_MAX_WORDS}) is parsed "
+        "in chunks; without that, stanza's memory grows with the square of the sentence length "
+        "(measured: +0.09 GB for 250 words, +0.36 GB for 500; one output of 2,000 words took "
+        "more than 6 GB).\n\n```\n" + "\n".join(lines) + "\n```\n",
+    )
 
 
 if __name__ == "__main__":

@@ -27,15 +27,20 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from srlens.loaders.load import load_outputs, load_treebank
 from srlens.build import prepare, run_dbt
+from srlens.loaders.load import load_outputs, load_treebank
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchmarks_doc import BENCHMARKS_MD, write_section  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-MINING_MODELS = ("int_subtrees", "int_subtree_support", "int_mining_sentences", "suspicious_subtrees",
-                 "suspicious_subtrees_summary")
+MINING_MODELS = (
+    "int_subtrees",
+    "int_subtree_support",
+    "int_mining_sentences",
+    "suspicious_subtrees",
+    "suspicious_subtrees_summary",
+)
 # Relations a run may mishandle on purpose (its dependents are moved to the end of the sentence),
 # so that the mined subtrees carry a real signal.
 TARGET_RELATIONS = ("advmod", "obl", "amod", "advcl", "conj", "nmod", "compound", "aux", "det", "obj")
@@ -44,6 +49,7 @@ TARGET_RELATIONS = ("advmod", "obl", "amod", "advcl", "conj", "nmod", "compound"
 # ---------------------------------------------------------------------------------------------
 # Data
 # ---------------------------------------------------------------------------------------------
+
 
 def read_blocks(path):
     """The treebank as a list of sentence blocks (lists of lines), in file order."""
@@ -110,8 +116,11 @@ def write_runs(blocks, runs, out_dir):
 
 def model_times(warehouse):
     results = json.loads((warehouse.parent / f".{warehouse.name}.dbt" / "target" / "run_results.json").read_text())
-    return {r["unique_id"].split(".")[-1]: r["execution_time"] for r in results["results"]
-            if r["unique_id"].startswith("model.")}
+    return {
+        r["unique_id"].split(".")[-1]: r["execution_time"]
+        for r in results["results"]
+        if r["unique_id"].startswith("model.")
+    }
 
 
 def build_mining(warehouse, select="+suspicious_subtrees_summary"):
@@ -119,8 +128,12 @@ def build_mining(warehouse, select="+suspicious_subtrees_summary"):
     in place: the warehouse is a scratch file, and other marts are not needed."""
     dbt_vars = prepare(warehouse, "aligned", None, False)
     t0 = time.perf_counter()
-    ok, output = run_dbt(["build", "--vars", json.dumps(dbt_vars), "--indirect-selection", "cautious",
-                          "--select", select], warehouse, warehouse.parent / f".{warehouse.name}.dbt", echo=False)
+    ok, output = run_dbt(
+        ["build", "--vars", json.dumps(dbt_vars), "--indirect-selection", "cautious", "--select", select],
+        warehouse,
+        warehouse.parent / f".{warehouse.name}.dbt",
+        echo=False,
+    )
     if not ok:
         raise SystemExit("dbt build failed:\n" + output[-3000:])
     return time.perf_counter() - t0, model_times(warehouse)
@@ -131,8 +144,16 @@ def build_mining(warehouse, select="+suspicious_subtrees_summary"):
 # ---------------------------------------------------------------------------------------------
 
 UDF_TYPE = "STRUCT(view VARCHAR, subtree VARCHAR, occurrences INTEGER, positions INTEGER[][])[]"
-UDF_ARROW_TYPE = pa.list_(pa.struct([("view", pa.string()), ("subtree", pa.string()), ("occurrences", pa.int32()),
-                                     ("positions", pa.list_(pa.list_(pa.int32())))]))
+UDF_ARROW_TYPE = pa.list_(
+    pa.struct(
+        [
+            ("view", pa.string()),
+            ("subtree", pa.string()),
+            ("occurrences", pa.int32()),
+            ("positions", pa.list_(pa.list_(pa.int32()))),
+        ]
+    )
+)
 
 
 def udf_subtrees(heads, deps, upos, lemmas):
@@ -150,7 +171,7 @@ def udf_subtrees(heads, deps, upos, lemmas):
             for i, a in enumerate(deps_of_head):
                 la = label[a - 1]
                 found[f"({top} ({la}))"].append([head, a])
-                for b in deps_of_head[i + 1:]:
+                for b in deps_of_head[i + 1 :]:
                     lb = label[b - 1]
                     if lb < la:
                         found[f"({top} ({lb} {la}))"].append([head, b, a])
@@ -158,14 +179,20 @@ def udf_subtrees(heads, deps, upos, lemmas):
                         found[f"({top} ({la} {lb}))"].append([head, a, b])
                 for g in children.get(a, ()):
                     found[f"({top} ({la} ({label[g - 1]})))"].append([head, a, g])
-        out.extend({"view": view, "subtree": s, "occurrences": len(p), "positions": sorted(p)}
-                   for s, p in found.items())
+        out.extend(
+            {"view": view, "subtree": s, "occurrences": len(p), "positions": sorted(p)} for s, p in found.items()
+        )
     return out
 
 
 def udf_subtrees_arrow(heads, deps, upos, lemmas):
-    return pa.array([udf_subtrees(*sentence) for sentence in zip(
-        heads.to_pylist(), deps.to_pylist(), upos.to_pylist(), lemmas.to_pylist())], type=UDF_ARROW_TYPE)
+    return pa.array(
+        [
+            udf_subtrees(*sentence)
+            for sentence in zip(heads.to_pylist(), deps.to_pylist(), upos.to_pylist(), lemmas.to_pylist())
+        ],
+        type=UDF_ARROW_TYPE,
+    )
 
 
 UDF_SQL = """
@@ -186,8 +213,16 @@ from (
 
 def compiled_sql(warehouse, model):
     folder = "marts" if not model.startswith("int_") else "intermediate"
-    return (warehouse.parent / f".{warehouse.name}.dbt" / "target" / "compiled" / "srlens" / "models" / folder
-            / f"{model}.sql").read_text()
+    return (
+        warehouse.parent
+        / f".{warehouse.name}.dbt"
+        / "target"
+        / "compiled"
+        / "srlens"
+        / "models"
+        / folder
+        / f"{model}.sql"
+    ).read_text()
 
 
 def best_of(con, sql, runs=3):
@@ -207,21 +242,30 @@ def compare_enumeration(treebank, tmp):
     sql = compiled_sql(warehouse, "int_subtrees")
     con = duckdb.connect(str(warehouse))
     try:
-        con.create_function("bench_subtrees", udf_subtrees_arrow, ["INTEGER[]", "VARCHAR[]", "VARCHAR[]", "VARCHAR[]"],
-                            UDF_TYPE, type="arrow")
-        sentences, words = con.execute("select count(distinct sent_idx), count(*) "
-                                       "from intermediate.int_analysis_words").fetchone()
+        con.create_function(
+            "bench_subtrees",
+            udf_subtrees_arrow,
+            ["INTEGER[]", "VARCHAR[]", "VARCHAR[]", "VARCHAR[]"],
+            UDF_TYPE,
+            type="arrow",
+        )
+        sentences, words = con.execute(
+            "select count(distinct sent_idx), count(*) from intermediate.int_analysis_words"
+        ).fetchone()
         sql_s = best_of(con, sql)
         con.execute("create or replace table by_sql as select * from bench_result")
         udf_s = best_of(con, UDF_SQL)
-        differ = con.execute("select (select count(*) from (from by_sql except from bench_result)) "
-                             "+ (select count(*) from (from bench_result except from by_sql))").fetchone()[0]
+        differ = con.execute(
+            "select (select count(*) from (from by_sql except from bench_result)) "
+            "+ (select count(*) from (from bench_result except from by_sql))"
+        ).fetchone()[0]
         rows = con.execute("select count(*) from by_sql").fetchone()[0]
         occurrences = con.execute("select sum(occurrences) from by_sql").fetchone()[0]
     finally:
         con.close()
-    return dict(sentences=sentences, words=words, sql_s=sql_s, udf_s=udf_s, differ=differ, rows=rows,
-                occurrences=occurrences)
+    return dict(
+        sentences=sentences, words=words, sql_s=sql_s, udf_s=udf_s, differ=differ, rows=rows, occurrences=occurrences
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -243,8 +287,12 @@ def rerun_mining(warehouse):
     """Run only the mining models again, one at a time (--threads 1), on the built warehouse: in
     the full build they share the 2 cores with scoring models, which inflates their times."""
     dbt_vars = prepare(warehouse, "aligned", None, False)
-    ok, output = run_dbt(["run", "--vars", json.dumps(dbt_vars), "--threads", "1", "--select", *MINING_MODELS],
-                         warehouse, warehouse.parent / f".{warehouse.name}.dbt", echo=False)
+    ok, output = run_dbt(
+        ["run", "--vars", json.dumps(dbt_vars), "--threads", "1", "--select", *MINING_MODELS],
+        warehouse,
+        warehouse.parent / f".{warehouse.name}.dbt",
+        echo=False,
+    )
     if not ok:
         raise SystemExit("dbt run failed:\n" + output[-3000:])
     return model_times(warehouse)
@@ -263,7 +311,11 @@ def mining_run(blocks, runs, tmp, name, compare_naive=False):
     con = duckdb.connect(str(warehouse))
     try:
         result = dict(
-            runs=runs, sentences=len(blocks), build_s=build_s, times=times, build_times=build_times,
+            runs=runs,
+            sentences=len(blocks),
+            build_s=build_s,
+            times=times,
+            build_times=build_times,
             words=con.execute("select count(*) from intermediate.int_analysis_words").fetchone()[0],
             subtree_rows=con.execute("select count(*) from intermediate.int_subtrees").fetchone()[0],
             mart_rows=con.execute("select count(*) from suspicious_subtrees").fetchone()[0],
@@ -312,10 +364,12 @@ def report(enum, scale, lengths, treebank):
     for r in scale:
         t = r["times"]
         lines.append(
-            f"| {r['runs']} | {r['runs'] * r['sentences']:,} | {t['int_subtrees']:.2f} | {t['int_subtree_support']:.2f} "
+            f"| {r['runs']} | {r['runs'] * r['sentences']:,} | {t['int_subtrees']:.2f} | "
+            f"{t['int_subtree_support']:.2f} "
             f"| {t['int_mining_sentences']:.2f} | {t['suspicious_subtrees']:.2f} "
             f"| {t['suspicious_subtrees_summary']:.2f} | {mining_seconds(t):.1f} | {r['mart_rows']:,} "
-            f"| {r['suspicious']:,} | {r['summary_rows']:,} | {mining_seconds(r['build_times']):.1f} |")
+            f"| {r['suspicious']:,} | {r['summary_rows']:,} | {mining_seconds(r['build_times']):.1f} |"
+        )
     big = scale[-1]
     if "naive_s" in big:
         lines += [
@@ -338,7 +392,8 @@ def report(enum, scale, lengths, treebank):
         lines.append(
             f"| {label} | {r['words'] / r['sentences']:.1f} | {r['subtree_rows'] / r['sentences']:.0f} "
             f"| {t['int_subtrees']:.2f} | {t['suspicious_subtrees']:.2f} | {mining_seconds(t):.1f} "
-            f"| {r['mart_rows']:,} |")
+            f"| {r['mart_rows']:,} |"
+        )
     return "\n".join(lines)
 
 

@@ -37,8 +37,11 @@ def main():
             load_treebank(wh, path, corpus)
             tb = read_conllu(path)
             run = Path(tmp) / f"{corpus}.sr"
-            run.write_text("".join(f"# sent_id = {s}\n# text = {t}\n\n"
-                                   for s, t in zip(tb.sentences["sent_id"], tb.sentences["text"])))
+            run.write_text(
+                "".join(
+                    f"# sent_id = {s}\n# text = {t}\n\n" for s, t in zip(tb.sentences["sent_id"], tb.sentences["text"])
+                )
+            )
             load_outputs(wh, run, corpus, "reference", "text", fmt="sr")
         start = time.perf_counter()
         build(wh, echo=False, processor=args.processor, stanza_dir=args.stanza_dir)
@@ -50,12 +53,14 @@ def main():
             "from submission_scores s join sentence_scores c using (submission_id) group by all order by 1"
         ).fetchall()
         con.close()
-    lines = [f"`python bench/processor_ceiling.py --processor {args.processor} ...`: each treebank's own "
-             f"`# text` as a run, processor `{args.processor}` (build {seconds:.0f} s, 2-core machine).", "",
-             "| corpus | sentences | DEA | corpus BLEU | simple string accuracy (mean) | sentences below 1.0 | processor |",
-             "|---|---:|---:|---:|---:|---:|---|"]
-    lines += [f"| {c} | {n:,} | {d:.4f} | {b:.4f} | {a:.4f} | {below:,} | `{p}` |"
-              for c, n, d, b, a, below, p in rows]
+    lines = [
+        f"`python bench/processor_ceiling.py --processor {args.processor} ...`: each treebank's own "
+        f"`# text` as a run, processor `{args.processor}` (build {seconds:.0f} s, 2-core machine).",
+        "",
+        "| corpus | sentences | DEA | corpus BLEU | simple string accuracy (mean) | sentences below 1.0 | processor |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    lines += [f"| {c} | {n:,} | {d:.4f} | {b:.4f} | {a:.4f} | {below:,} | `{p}` |" for c, n, d, b, a, below, p in rows]
     report = "\n".join(lines)
     print(report)
     if args.doc:

@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import duckdb
-
 from benchmarks_doc import write_section
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,11 +30,16 @@ def render(sql):
     """The model's SQL with refs resolved to the attached warehouse and incremental filters off."""
     sql = re.sub(r"\{\{ incremental_by_submission\(\) \}\}", "", sql)
     sql = re.sub(r"\{\{ changed_submission\([^)]*\) \}\}", "true", sql)
-    sql = re.sub(r"\{\{ ref\('([a-z_0-9]+)'\) \}\}",
-                 lambda m: f"w.{SCHEMAS.get(m.group(1).split('_')[0], 'main')}.{m.group(1)}", sql)
+    sql = re.sub(
+        r"\{\{ ref\('([a-z_0-9]+)'\) \}\}",
+        lambda m: f"w.{SCHEMAS.get(m.group(1).split('_')[0], 'main')}.{m.group(1)}",
+        sql,
+    )
     if "{{" in sql or "{%" in sql:
-        raise SystemExit("this model uses Jinja beyond ref() and the incremental macros; profile its "
-                         "compiled SQL from the build's target folder instead")
+        raise SystemExit(
+            "this model uses Jinja beyond ref() and the incremental macros; profile its "
+            "compiled SQL from the build's target folder instead"
+        )
     return sql
 
 
@@ -52,16 +56,24 @@ def profile(con, name, sql, memory_limit):
     operators = []
 
     def walk(node):
-        operators.append((node.get("timing", 0), node.get("intermediate_rows", 0), node.get("type"),
-                          json.dumps(node.get("extra_info", {}))[:160]))
+        operators.append(
+            (
+                node.get("timing", 0),
+                node.get("intermediate_rows", 0),
+                node.get("type"),
+                json.dumps(node.get("extra_info", {}))[:160],
+            )
+        )
         for child in node.get("children", []):
             walk(child)
 
     for node in tree["operator"]:
         walk(node)
     rows = con.execute(f"select count(*) from {name}").fetchone()[0]
-    print(f"{name}: {seconds:.2f} s wall, {tree['query']['cpu_time']:.2f} s cpu, {rows:,} rows, "
-          f"peak DuckDB buffer memory {tree['system']['peak_buffer_memory'] / 2**20:,.0f} MB")
+    print(
+        f"{name}: {seconds:.2f} s wall, {tree['query']['cpu_time']:.2f} s cpu, {rows:,} rows, "
+        f"peak DuckDB buffer memory {tree['system']['peak_buffer_memory'] / 2**20:,.0f} MB"
+    )
     for timing, card, kind, extra in sorted(operators, key=lambda o: -o[0])[:8]:
         print(f"  {timing:7.2f} s {card:>12,} rows  {kind} {extra}")
     return seconds
@@ -83,12 +95,14 @@ def main():
         con = duckdb.connect()
         con.execute(f"attach '{args.warehouse}' as w (read_only)")
         sentences = con.execute("select count(*) from w.raw.outputs").fetchone()[0]
-        write_section(f"Profile of {Path(args.model).stem}",
-                      f"`python bench/profile_model.py WAREHOUSE {args.model}"
-                      f"{' --before OLD.sql' if args.before else ''} --doc` on a warehouse of {sentences:,} output "
-                      f"sentences; {platform.machine()}, DuckDB {duckdb.__version__}, memory_limit "
-                      f"{args.memory_limit}. Operator times are summed over threads.\n\n"
-                      f"```\n{printed.getvalue()}```")
+        write_section(
+            f"Profile of {Path(args.model).stem}",
+            f"`python bench/profile_model.py WAREHOUSE {args.model}"
+            f"{' --before OLD.sql' if args.before else ''} --doc` on a warehouse of {sentences:,} output "
+            f"sentences; {platform.machine()}, DuckDB {duckdb.__version__}, memory_limit "
+            f"{args.memory_limit}. Operator times are summed over threads.\n\n"
+            f"```\n{printed.getvalue()}```",
+        )
 
 
 def run(args):
@@ -98,8 +112,10 @@ def run(args):
         profile(con, "before", render(Path(args.before).read_text()), args.memory_limit)
     profile(con, "after", render((REPO / "dbt_project" / "models" / args.model).read_text()), args.memory_limit)
     if args.before:
-        differ = con.execute("select (select count(*) from (from before except all from after)) + "
-                             "(select count(*) from (from after except all from before))").fetchone()[0]
+        differ = con.execute(
+            "select (select count(*) from (from before except all from after)) + "
+            "(select count(*) from (from after except all from before))"
+        ).fetchone()[0]
         print("same rows before and after" if differ == 0 else f"{differ} rows differ between before and after")
 
 

@@ -19,8 +19,12 @@ def run(warehouse, rows, fmt_args):
     sql = f"select range as n, 'x' || range as s from range({rows})"
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     clock = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "srlens.cli", "--warehouse", str(warehouse), "query", sql,
-                           *fmt_args], capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "srlens.cli", "--warehouse", str(warehouse), "query", sql, *fmt_args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     seconds = time.monotonic() - clock
     peak_mb = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 1024
     return seconds, peak_mb, (proc.stdout.splitlines() or [""])[-1]

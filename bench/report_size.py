@@ -44,8 +44,14 @@ def main():
     for corpus in manifest["corpora"]:
         load_treebank(warehouse, args.work / "data" / corpus["path"], corpus["name"])
     for run in manifest["runs"]:
-        load_outputs(warehouse, args.work / "data" / run["path"], run["corpus"], run["team"], run["run"],
-                     campaign=run["campaign"])
+        load_outputs(
+            warehouse,
+            args.work / "data" / run["path"],
+            run["corpus"],
+            run["team"],
+            run["run"],
+            campaign=run["campaign"],
+        )
     build(warehouse, echo=False, processor="aligned")
     out = args.work / "report"
     shutil.rmtree(out, ignore_errors=True)
@@ -53,16 +59,20 @@ def main():
     write_report(warehouse, out)
     seconds = time.perf_counter() - started
     top = [out / name for name in ("index.html", "report.css", "report.js")]
-    rows = [("index.html, report.css, report.js", len(top), sum(p.stat().st_size for p in top) / 2**20),
-            ("run pages (runs/)", *folder_size(out / "runs")),
-            ("sentence pages (sentences/)", *folder_size(out / "sentences")),
-            ("whole report", *folder_size(out))]
-    body = (f"`bench/report_size.py`: the demo (16 runs of 200 sentences) plus 10 generated runs of 2,000\n"
-            f"sentences on one corpus, built with the `aligned` processor; `srlens report` took\n"
-            f"{seconds:.0f} s (measured while other engineers loaded the 2-core machine). Only the sentences\n"
-            f"of `error_examples` get a page, so the size grows with runs x (relations + subtrees), not\n"
-            f"with sentences.\n\n| part | files | MB |\n|---|---:|---:|\n"
-            + "".join(f"| {name} | {files:,} | {mb:.1f} |\n" for name, files, mb in rows))
+    rows = [
+        ("index.html, report.css, report.js", len(top), sum(p.stat().st_size for p in top) / 2**20),
+        ("run pages (runs/)", *folder_size(out / "runs")),
+        ("sentence pages (sentences/)", *folder_size(out / "sentences")),
+        ("whole report", *folder_size(out)),
+    ]
+    body = (
+        f"`bench/report_size.py`: the demo (16 runs of 200 sentences) plus 10 generated runs of 2,000\n"
+        f"sentences on one corpus, built with the `aligned` processor; `srlens report` took\n"
+        f"{seconds:.0f} s (measured while other engineers loaded the 2-core machine). Only the sentences\n"
+        f"of `error_examples` get a page, so the size grows with runs x (relations + subtrees), not\n"
+        f"with sentences.\n\n| part | files | MB |\n|---|---:|---:|\n"
+        + "".join(f"| {name} | {files:,} | {mb:.1f} |\n" for name, files, mb in rows)
+    )
     print(body)
     if not args.no_doc:
         write_section("Report explorer", body)

@@ -29,9 +29,9 @@ import duckdb
 import jinja2
 from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 
+from srlens.build import build
 from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.load import load_outputs, load_treebank
-from srlens.build import build
 from srlens.udfs import register_all
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -44,13 +44,20 @@ BEFORE_COMMIT = "7721387"
 SCHEMAS = {"stg": "staging", "int": "intermediate"}  # by model-name prefix; marts live in main
 # Before and after, each a list of (model, path under dbt_project/models) run in that order.
 BEFORE_AFTER = [
-    ("sentence scores (BLEU + accuracies)",
-     [("int_sentence_udf_scores", "intermediate/int_sentence_udf_scores.sql")],
-     [("int_sentence_bleu_stats", "intermediate/int_sentence_bleu_stats.sql"),
-      ("int_accuracy_units", "intermediate/int_accuracy_units.sql"),
-      ("int_sentence_udf_scores", "intermediate/int_sentence_udf_scores.sql")]),
-    ("metric_correlations", [("metric_correlations", "marts/metric_correlations.sql")],
-     [("metric_correlations", "marts/metric_correlations.sql")]),
+    (
+        "sentence scores (BLEU + accuracies)",
+        [("int_sentence_udf_scores", "intermediate/int_sentence_udf_scores.sql")],
+        [
+            ("int_sentence_bleu_stats", "intermediate/int_sentence_bleu_stats.sql"),
+            ("int_accuracy_units", "intermediate/int_accuracy_units.sql"),
+            ("int_sentence_udf_scores", "intermediate/int_sentence_udf_scores.sql"),
+        ],
+    ),
+    (
+        "metric_correlations",
+        [("metric_correlations", "marts/metric_correlations.sql")],
+        [("metric_correlations", "marts/metric_correlations.sql")],
+    ),
 ]
 
 
@@ -89,13 +96,17 @@ def write_runs(treebank_path, runs, out_dir):
 
 def model_times(warehouse):
     results = json.loads((warehouse.parent / f".{warehouse.name}.dbt" / "target" / "run_results.json").read_text())
-    return {r["unique_id"].split(".")[-1]: r["execution_time"] for r in results["results"]
-            if r["unique_id"].startswith("model.")}
+    return {
+        r["unique_id"].split(".")[-1]: r["execution_time"]
+        for r in results["results"]
+        if r["unique_id"].startswith("model.")
+    }
 
 
 def git_text(commit, path):
-    return subprocess.run(["git", "-C", str(REPO), "show", f"{commit}:{path}"], capture_output=True, text=True,
-                          check=True).stdout
+    return subprocess.run(
+        ["git", "-C", str(REPO), "show", f"{commit}:{path}"], capture_output=True, text=True, check=True
+    ).stdout
 
 
 def render_model(sql, macros, local):
@@ -104,8 +115,12 @@ def render_model(sql, macros, local):
     env = jinja2.Environment(extensions=["jinja2.ext.do"])
     ref = lambda name: name if name in local else f"w.{SCHEMAS.get(name.split('_')[0], 'main')}.{name}"  # noqa: E731
     return env.from_string(macros + "\n" + sql).render(
-        ref=ref, config=lambda **kwargs: "", is_incremental=lambda: False, var=lambda name, default=None: default,
-        execute=False)
+        ref=ref,
+        config=lambda **kwargs: "",
+        is_incremental=lambda: False,
+        var=lambda name, default=None: default,
+        execute=False,
+    )
 
 
 def cpu_seconds():
@@ -129,16 +144,23 @@ def before_after(warehouse, commit):
             con.execute(f"set schema = '{version}'")
             macro_dir = "dbt_project/macros"
             if version == "before":
-                names = subprocess.run(["git", "-C", str(REPO), "ls-tree", "--name-only", commit, macro_dir + "/"],
-                                       capture_output=True, text=True, check=True).stdout.split()
+                names = subprocess.run(
+                    ["git", "-C", str(REPO), "ls-tree", "--name-only", commit, macro_dir + "/"],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout.split()
                 macros = "\n".join(git_text(commit, name) for name in names)
             else:
                 macros = "\n".join(p.read_text() for p in sorted((REPO / macro_dir).glob("*.sql")))
             wall = cpu = 0.0
             local = set()
             for name, path in models:
-                text = git_text(commit, f"dbt_project/models/{path}") if version == "before" else \
-                    (REPO / "dbt_project" / "models" / path).read_text()
+                text = (
+                    git_text(commit, f"dbt_project/models/{path}")
+                    if version == "before"
+                    else (REPO / "dbt_project" / "models" / path).read_text()
+                )
                 sql = render_model(text, macros, local)
                 cpu0, wall0 = cpu_seconds(), time.perf_counter()
                 con.execute(f"create table {name} as {sql}")
@@ -149,8 +171,10 @@ def before_after(warehouse, commit):
         con.execute("set schema = 'main'")
         final = timings["after"][2]
         rows = con.execute(f"select count(*) from after.{final}").fetchone()[0]
-        differ = con.execute(f"select (select count(*) from (from before.{final} except all from after.{final})) + "
-                             f"(select count(*) from (from after.{final} except all from before.{final}))").fetchone()[0]
+        differ = con.execute(
+            f"select (select count(*) from (from before.{final} except all from after.{final})) + "
+            f"(select count(*) from (from after.{final} except all from before.{final}))"
+        ).fetchone()[0]
         results.append((label, timings["before"][:2], timings["after"][:2], rows, differ == 0))
         con.execute("drop schema before cascade")
         con.execute("drop schema after cascade")
@@ -172,8 +196,10 @@ def before_after_report(warehouse, commit):
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for label, (bw, bc), (aw, ac), rows, same in results:
-        lines.append(f"| {label} | {bw:.1f} | {bc:.1f} | {aw:.1f} | {ac:.1f} | {bc / ac:.1f} | {rows:,} | "
-                     f"{'yes' if same else 'NO'} |")
+        lines.append(
+            f"| {label} | {bw:.1f} | {bc:.1f} | {aw:.1f} | {ac:.1f} | {bc / ac:.1f} | {rows:,} | "
+            f"{'yes' if same else 'NO'} |"
+        )
     return "\n".join(lines)
 
 
@@ -213,13 +239,17 @@ def main():
         con = duckdb.connect(str(warehouse), read_only=True)
         register_all(con)
         udf_seconds = {}
-        for name, call in (("bleu", "srlens_sentence_bleu(out_lemmas, ref_lemmas)"),
-                           ("accuracies", "srlens_accuracies(ref_lemmas, ref_heads, out_lemmas)")):
+        for name, call in (
+            ("bleu", "srlens_sentence_bleu(out_lemmas, ref_lemmas)"),
+            ("accuracies", "srlens_accuracies(ref_lemmas, ref_heads, out_lemmas)"),
+        ):
             t0 = time.perf_counter()
             con.execute(f"select count({call}) from intermediate.int_scored_outputs").fetchone()
             udf_seconds[name] = time.perf_counter() - t0
-        pairs = con.execute("select s.out_lemmas, s.ref_lemmas, u.bleu from intermediate.int_scored_outputs s "
-                            "join intermediate.int_sentence_udf_scores u using (submission_id, sent_idx)").fetchall()
+        pairs = con.execute(
+            "select s.out_lemmas, s.ref_lemmas, u.bleu from intermediate.int_scored_outputs s "
+            "join intermediate.int_sentence_udf_scores u using (submission_id, sent_idx)"
+        ).fetchall()
         con.close()
         smooth = SmoothingFunction().method2
         t0 = time.perf_counter()
@@ -230,8 +260,18 @@ def main():
 
     dea_s = times["int_dea_edges"] + times["int_output_lemmas"]
     udf_s = times["int_sentence_udf_scores"] + times["int_sentence_bleu_stats"] + times["int_accuracy_units"]
-    scoring_models = ("int_output_words", "int_output_lemmas", "int_scored_outputs", "int_dea_edges",
-                      "int_sentence_bleu_stats", "int_accuracy_units", "int_sentence_udf_scores", "sentence_scores", "submission_scores", "dea_by_relation")
+    scoring_models = (
+        "int_output_words",
+        "int_output_lemmas",
+        "int_scored_outputs",
+        "int_dea_edges",
+        "int_sentence_bleu_stats",
+        "int_accuracy_units",
+        "int_sentence_udf_scores",
+        "sentence_scores",
+        "submission_scores",
+        "dea_by_relation",
+    )
     scoring_s = sum(times[m] for m in scoring_models)
     lines = [
         f"Treebank `{Path(args.treebank).name}`, {args.runs} runs x {per_run:,} sentences = {n:,} output sentences "
@@ -241,9 +281,13 @@ def main():
         "|---|---:|---:|",
         f"| load treebank + {args.runs} runs | {load_s:.1f} | {n / load_s:,.0f} |",
         f"| DEA, set-based SQL (`int_output_lemmas` + `int_dea_edges`) | {dea_s:.1f} | {n / dea_s:,.0f} |",
-        f"| BLEU (n-gram statistics in SQL, `int_sentence_bleu_stats`) + string/tree/reorder accuracies (mapping and treelets in SQL, `int_accuracy_units`; alignments with `srlens_edit_counts` in `int_sentence_udf_scores`) | {udf_s:.1f} | {n / udf_s:,.0f} |",
-        f"| of which sentence BLEU alone (`srlens_sentence_bleu` over the same pairs) | {udf_seconds['bleu']:.1f} | {n / udf_seconds['bleu']:,.0f} |",
-        f"| for comparison, the plain-Python accuracies (`srlens_accuracies`, `sentence_accuracies` per row) over the same pairs | {udf_seconds['accuracies']:.1f} | {n / udf_seconds['accuracies']:,.0f} |",
+        "| BLEU (n-gram statistics in SQL, `int_sentence_bleu_stats`) + string/tree/reorder accuracies "
+        "(mapping and treelets in SQL, `int_accuracy_units`; alignments with `srlens_edit_counts` in "
+        f"`int_sentence_udf_scores`) | {udf_s:.1f} | {n / udf_s:,.0f} |",
+        "| of which sentence BLEU alone (`srlens_sentence_bleu` over the same pairs) | "
+        f"{udf_seconds['bleu']:.1f} | {n / udf_seconds['bleu']:,.0f} |",
+        "| for comparison, the plain-Python accuracies (`srlens_accuracies`, `sentence_accuracies` per row) "
+        f"over the same pairs | {udf_seconds['accuracies']:.1f} | {n / udf_seconds['accuracies']:,.0f} |",
         f"| all scoring models | {scoring_s:.1f} | {n / scoring_s:,.0f} |",
         f"| whole `srlens build` (dbt start-up, every model and data test) | {build_s:.1f} | {n / build_s:,.0f} |",
         f"| nltk `sentence_bleu` in a Python loop, same pairs | {nltk_s:.1f} | {n / nltk_s:,.0f} |",
@@ -251,7 +295,9 @@ def main():
         f"Sentence BLEU stored in the warehouse is bit-identical to nltk on {identical:,} of {len(pairs):,} pairs. "
         f"Peak memory of the dbt process: {peak_mb:,.0f} MB.",
         "",
-        "Slowest models: " + ", ".join(f"`{k}` {v:.1f} s" for k, v in sorted(times.items(), key=lambda kv: -kv[1])[:6]) + ".",
+        "Slowest models: "
+        + ", ".join(f"`{k}` {v:.1f} s" for k, v in sorted(times.items(), key=lambda kv: -kv[1])[:6])
+        + ".",
     ]
     report = "\n".join(lines)
     print(report)

@@ -29,9 +29,17 @@ sys.path.insert(0, str(REPO / "demo"))
 from benchmarks_doc import write_section  # noqa: E402
 
 SECTION = "Significance, buckets and examples (SPEC 12)"
-MODELS = ["int_significance_sentences", "int_significance_pairs",
-          "int_submission_resample_sums", "int_pair_resample_sums", "int_submission_intervals",
-          "pairwise_significance", "int_language_frequencies", "bucket_scores", "error_examples"]
+MODELS = [
+    "int_significance_sentences",
+    "int_significance_pairs",
+    "int_submission_resample_sums",
+    "int_pair_resample_sums",
+    "int_submission_intervals",
+    "pairwise_significance",
+    "int_language_frequencies",
+    "bucket_scores",
+    "error_examples",
+]
 
 
 def perturbed_runs(treebank, out_dir, runs):
@@ -99,31 +107,38 @@ def scale(name, warehouse, load):
     build_seconds = time.perf_counter() - start
     print(f"[{name}] timing the new models", file=sys.stderr)
     times, wall = model_times(warehouse)
-    return {"name": name, "build_seconds": build_seconds, "models": times, "models_wall": wall,
-            **counts(warehouse)}
+    return {"name": name, "build_seconds": build_seconds, "models": times, "models_wall": wall, **counts(warehouse)}
 
 
 def render(results):
-    lines = [f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared with other jobs while measured: "
-             "wall times are upper bounds). B = R = 1,000. `python bench/significance_speed.py --doc`.", ""]
+    lines = [
+        f"Machine: {platform.machine()}, {os.cpu_count()} cores (shared with other jobs while measured: "
+        "wall times are upper bounds). B = R = 1,000. `python bench/significance_speed.py --doc`.",
+        "",
+    ]
     lines.append("| model | " + " | ".join(r["name"] for r in results) + " |")
     lines.append("|---|" + "---:|" * len(results))
     for model in MODELS:
-        lines.append(f"| {model} | " + " | ".join(f"{r['models'].get(model, float('nan')):.1f} s" for r in results)
-                     + " |")
+        lines.append(
+            f"| {model} | " + " | ".join(f"{r['models'].get(model, float('nan')):.1f} s" for r in results) + " |"
+        )
     lines.append("| **all new models (dbt wall)** | " + " | ".join(f"{r['models_wall']:.0f} s" for r in results) + " |")
     lines.append("| whole build, for scale | " + " | ".join(f"{r['build_seconds']:.0f} s" for r in results) + " |")
     lines.append("")
     for r in results:
-        lines.append(f"* {r['name']}: {r['runs']} runs, {r['sentences']:,} realized sentences, {r['pairs']} ordered "
-                     f"pairs; {r['resampled']:,} resampled sums (one matrix product per run and kind, "
-                     f"udfs/resample.py); marts: {r['pairwise_rows']:,} pairwise rows, {r['bucket_rows']:,} bucket "
-                     f"rows, {r['example_rows']:,} example rows.")
+        lines.append(
+            f"* {r['name']}: {r['runs']} runs, {r['sentences']:,} realized sentences, {r['pairs']} ordered "
+            f"pairs; {r['resampled']:,} resampled sums (one matrix product per run and kind, "
+            f"udfs/resample.py); marts: {r['pairwise_rows']:,} pairwise rows, {r['bucket_rows']:,} bucket "
+            f"rows, {r['example_rows']:,} example rows."
+        )
     big = results[-1]
     per_run = big["models"].get("int_submission_resample_sums", float("nan")) / big["runs"]
-    lines.append(f"* int_submission_resample_sums takes {per_run:.2f} s per run of {big['name']} (numpy's draws "
-                 "and two matrix products per run); it grows linearly with runs x sentences x (B + R). Pairs then "
-                 "combine the runs' sums, independently of the sentence count.")
+    lines.append(
+        f"* int_submission_resample_sums takes {per_run:.2f} s per run of {big['name']} (numpy's draws "
+        "and two matrix products per run); it grows linearly with runs x sentences x (B + R). Pairs then "
+        "combine the runs' sums, independently of the sentence count."
+    )
     return "\n".join(lines)
 
 

@@ -56,11 +56,12 @@ EMPTY_EVERY = 40
 # CoNLL-U reading (minimal, byte-faithful)
 # --------------------------------------------------------------------------
 
+
 class Sentence:
     def __init__(self, lines):
-        self.lines = lines                  # raw lines, no newline
+        self.lines = lines  # raw lines, no newline
         self.sent_id = None
-        self.ids = []                       # syntactic word ids (int)
+        self.ids = []  # syntactic word ids (int)
         self.form = {}
         self.head = {}
         self.deprel = {}
@@ -74,7 +75,7 @@ class Sentence:
             cols = line.split("\t")
             if len(cols) != 10:
                 raise ValueError("bad CoNLL-U line: %r" % line)
-            if not cols[0].isdigit():       # multiword range or empty node
+            if not cols[0].isdigit():  # multiword range or empty node
                 continue
             i = int(cols[0])
             self.ids.append(i)
@@ -84,7 +85,7 @@ class Sentence:
         if self.sent_id is None:
             raise ValueError("sentence without sent_id: %r" % lines[:3])
         self.children = {i: [] for i in [0] + self.ids}
-        for i in self.ids:                  # ids ascending -> children sorted
+        for i in self.ids:  # ids ascending -> children sorted
             self.children[self.head[i]].append(i)
 
     def subtree(self, i):
@@ -115,6 +116,7 @@ def read_conllu(path):
 # Perturbations: each takes (sentence, rng, index) and returns a list of ids
 # --------------------------------------------------------------------------
 
+
 def run_gold(s, rng, k):
     return list(s.ids)
 
@@ -131,7 +133,7 @@ def run_swaps(s, rng, k):
     while i < len(order) - 1:
         if rng.random() < SWAP_P:
             order[i], order[i + 1] = order[i + 1], order[i]
-            i += 2                          # swaps never overlap
+            i += 2  # swaps never overlap
         else:
             i += 1
     return order
@@ -194,13 +196,13 @@ RUN_FUNCS = {
 
 
 def seed_for(corpus, run):
-    return int(hashlib.sha256(("srlens-demo/%s/%s" % (corpus, run))
-                              .encode("utf-8")).hexdigest()[:16], 16)
+    return int(hashlib.sha256(("srlens-demo/%s/%s" % (corpus, run)).encode("utf-8")).hexdigest()[:16], 16)
 
 
 # --------------------------------------------------------------------------
 # Writing
 # --------------------------------------------------------------------------
+
 
 def write_bytes(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -233,8 +235,7 @@ def licence_text(ud_dir):
         "Attribution-ShareAlike 4.0 International (CC BY-SA 4.0),",
         "https://creativecommons.org/licenses/by-sa/4.0/legalcode",
         "",
-        "treebanks/*.conllu are unmodified sentences (first %d with %d-%d"
-        % (N_SENTENCES, MIN_WORDS, MAX_WORDS),
+        "treebanks/*.conllu are unmodified sentences (first %d with %d-%d" % (N_SENTENCES, MIN_WORDS, MAX_WORDS),
         "syntactic words) of the test sets; outputs/*/*.sr.txt are synthetic",
         "reorderings / deletions of their word forms made by demo/make_demo.py.",
         "",
@@ -244,27 +245,29 @@ def licence_text(ud_dir):
         version = read_small(os.path.join(src, "VERSION")) or "(unknown)"
         lic = read_small(os.path.join(src, "LICENSE.txt")) or ""
         lic_lines = lic.split("\n")
-        if len(lic_lines) > 20:             # full legal code: quote its title
-            lic_lines = [lic_lines[0].strip(),
-                         "(full legal code in the treebank's LICENSE.txt)"]
-        parts += [
-            "%s  (%s, file %s)" % (corpus, repo, test),
-            "  source: https://github.com/UniversalDependencies/%s" % repo,
-            "  VERSION (commit, date): %s" % version,
-            "  LICENSE.txt:",
-        ] + ["    " + l if l.strip() else "" for l in lic_lines] + [""]
+        if len(lic_lines) > 20:  # full legal code: quote its title
+            lic_lines = [lic_lines[0].strip(), "(full legal code in the treebank's LICENSE.txt)"]
+        parts += (
+            [
+                "%s  (%s, file %s)" % (corpus, repo, test),
+                "  source: https://github.com/UniversalDependencies/%s" % repo,
+                "  VERSION (commit, date): %s" % version,
+                "  LICENSE.txt:",
+            ]
+            + ["    " + line if line.strip() else "" for line in lic_lines]
+            + [""]
+        )
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ud-dir",
-                    default=os.path.normpath(os.path.join(REPO, "..", "shared", "ud")))
+    ap.add_argument("--ud-dir", default=os.path.normpath(os.path.join(REPO, "..", "shared", "ud")))
     ap.add_argument("--out", default=os.path.join(REPO, "demo", "data"))
     args = ap.parse_args(argv)
 
     manifest = []
-    for corpus, folder, test, repo in CORPORA:
+    for corpus, folder, test, _repo in CORPORA:
         path = find_test_file(args.ud_dir, folder, test)
         sents = []
         for s in read_conllu(path):
@@ -279,8 +282,7 @@ def main(argv=None):
             sys.exit("%s: duplicate sent_id in selection" % path)
 
         tb_rel = "treebanks/%s.conllu" % corpus
-        write_bytes(os.path.join(args.out, tb_rel),
-                    "".join("\n".join(s.lines) + "\n\n" for s in sents))
+        write_bytes(os.path.join(args.out, tb_rel), "".join("\n".join(s.lines) + "\n\n" for s in sents))
         manifest.append(["treebank", tb_rel, corpus, "demo", "", CAMPAIGN])
 
         for run in RUNS:
@@ -292,10 +294,8 @@ def main(argv=None):
                 buf.write("# sent_id = %s\n# text = %s\n\n" % (s.sent_id, text))
             rel = "outputs/%s/%s.sr.txt" % (corpus, run)
             write_bytes(os.path.join(args.out, rel), buf.getvalue())
-            manifest.append(["outputs", rel, corpus, TEAM.get(run, "perturb"),
-                             run, CAMPAIGN])
-        print("%s: %d sentences, %d words" % (
-            corpus, len(sents), sum(len(s.ids) for s in sents)))
+            manifest.append(["outputs", rel, corpus, TEAM.get(run, "perturb"), run, CAMPAIGN])
+        print("%s: %d sentences, %d words" % (corpus, len(sents), sum(len(s.ids) for s in sents)))
 
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")

@@ -39,6 +39,7 @@ SHOWN = 10  # problems listed in one error message
 
 class Submission(NamedTuple):
     """One file to load as one run of one corpus; `where` names it in messages (a path, or a manifest line)."""
+
     path: Path
     corpus: str
     team: str
@@ -50,6 +51,7 @@ class Submission(NamedTuple):
 
 class Outcome(NamedTuple):
     """What happened to one submission: `loaded` (a LoadedRun) or the `error` that kept it out."""
+
     submission: Submission
     loaded: LoadedRun = None
     error: Exception = None
@@ -65,8 +67,11 @@ def from_directory(root):
     """The submissions of a campaign folder TEAM/RUN/CORPUS.EXT (see the module's docstring)."""
     root = Path(root)
     submissions, problems = [], []
-    files = sorted(path for path in root.rglob("*")
-                   if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts))
+    files = sorted(
+        path
+        for path in root.rglob("*")
+        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts)
+    )
     for path in files:
         relative = path.relative_to(root)
         if len(relative.parts) != 3:
@@ -95,8 +100,12 @@ def from_manifest(manifest):
         header = [name.strip().lower() for name in next(reader, [])]
         absent = [name for name in MANIFEST_COLUMNS if name not in header]
         if absent:
-            raise LoadError(manifest, f"the header lacks the column(s) {', '.join(absent)} "
-                                      f"(a manifest has {', '.join(MANIFEST_COLUMNS)} and optionally format)", 1)
+            raise LoadError(
+                manifest,
+                f"the header lacks the column(s) {', '.join(absent)} "
+                f"(a manifest has {', '.join(MANIFEST_COLUMNS)} and optionally format)",
+                1,
+            )
         position = {name: header.index(name) for name in (*MANIFEST_COLUMNS, "format") if name in header}
         for row in reader:
             line = reader.line_num
@@ -160,8 +169,9 @@ def _check(source, submissions, problems, corpora):
             problems.append((s.line, s.where, f"no treebank is loaded for corpus {s.corpus!r} (load-treebank first)"))
         other = first.setdefault((s.corpus, s.team, s.run), s)
         if other is not s:
-            problems.append((s.line, s.where, f"run {s.team}/{s.run} of corpus {s.corpus!r} again "
-                                              f"(first at {other.where})"))
+            problems.append(
+                (s.line, s.where, f"run {s.team}/{s.run} of corpus {s.corpus!r} again (first at {other.where})")
+            )
     if not problems:
         return
     problems.sort(key=lambda p: (p[0] or 0, p[1]))
@@ -169,8 +179,11 @@ def _check(source, submissions, problems, corpora):
         raise LoadError(problems[0][1], f"{problems[0][2]}; nothing loaded")
     shown = "; ".join(f"{where}: {what}" for _, where, what in problems[:SHOWN])
     more = f"; ... and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
-    raise LoadError(source if source is not None else "load-outputs",
-                    f"{len(problems)} problem(s), nothing loaded: {shown}{more}", problems[0][0])
+    raise LoadError(
+        source if source is not None else "load-outputs",
+        f"{len(problems)} problem(s), nothing loaded: {shown}{more}",
+        problems[0][0],
+    )
 
 
 def load_submissions(warehouse, campaign, submissions, problems=(), source=None, allow_partial=False):
@@ -196,8 +209,9 @@ def load_submissions(warehouse, campaign, submissions, problems=(), source=None,
                 run_file = read_run(s.path, s.fmt)
                 if s.corpus not in references:
                     references[s.corpus] = reference_sentences(con, s.path, s.corpus)
-                loaded = store_run(con, s.path, run_file, references[s.corpus], campaign, s.corpus, s.team,
-                                   s.run, allow_partial)
+                loaded = store_run(
+                    con, s.path, run_file, references[s.corpus], campaign, s.corpus, s.team, s.run, allow_partial
+                )
                 outcomes.append(Outcome(s, loaded=loaded))
             except (LoadError, OSError) as err:
                 outcomes.append(Outcome(s, error=err))
@@ -236,8 +250,11 @@ def summary_table(outcomes):
         rows.append((s.team, s.run, s.corpus, str(o.loaded.loaded), ", ".join(["loaded", *notes])))
     rows = [tuple(printable(cell) for cell in row) for row in rows]
     widths = [max(len(row[k]) for row in rows) for k in range(5)]
-    return "".join("  ".join(cell.rjust(w) if k == 3 else cell.ljust(w) for k, (cell, w) in
-                             enumerate(zip(row, widths))).rstrip() + "\n" for row in rows)
+    return "".join(
+        "  ".join(cell.rjust(w) if k == 3 else cell.ljust(w) for k, (cell, w) in enumerate(zip(row, widths))).rstrip()
+        + "\n"
+        for row in rows
+    )
 
 
 def finish(outcomes, source):
@@ -247,6 +264,7 @@ def finish(outcomes, source):
     for o in failed:
         print(printable(f"srlens: error: {o.error}"), file=sys.stderr)
     if failed:
-        raise LoadError(source if source is not None else "load-outputs",
-                        f"{len(failed)} of {len(outcomes)} runs not loaded (errors above), "
-                        f"{len(outcomes) - len(failed)} loaded")
+        raise LoadError(
+            source if source is not None else "load-outputs",
+            f"{len(failed)} of {len(outcomes)} runs not loaded (errors above), {len(outcomes) - len(failed)} loaded",
+        )

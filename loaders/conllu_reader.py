@@ -28,10 +28,10 @@ TEXT_COMMENT = re.compile(r"#\s*text\s*=\s?(.*?)\Z")
 class Treebank:
     """Column lists: `sentences` and `tokens` map a column name to its values."""
 
-    sentences: dict = field(default_factory=lambda: {
-        "sent_idx": [], "sent_id": [], "text": [], "comments": [], "first_line": []})
-    tokens: dict = field(default_factory=lambda: {
-        "sent_idx": [], "line_no": [], **{c: [] for c in CONLLU_COLUMNS}})
+    sentences: dict = field(
+        default_factory=lambda: {"sent_idx": [], "sent_id": [], "text": [], "comments": [], "first_line": []}
+    )
+    tokens: dict = field(default_factory=lambda: {"sent_idx": [], "line_no": [], **{c: [] for c in CONLLU_COLUMNS}})
     words: int = 0
     sha256: str = ""
 
@@ -44,8 +44,7 @@ def read_text(path):
     """The file's text and the sha256 of its bytes; bad encodings and NUL bytes are reported with their line."""
     data = Path(path).read_bytes()
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise LoadError(path, "the file is UTF-16 (it starts with a UTF-16 byte order mark): save it as UTF-8",
-                        line=1)
+        raise LoadError(path, "the file is UTF-16 (it starts with a UTF-16 byte order mark): save it as UTF-8", line=1)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -60,8 +59,9 @@ def read_text(path):
         text = text[1:]
     if "\ufeff" in text:  # invisible, and it turns '# sent_id' or '1' into something else
         line = text.count("\n", 0, text.index("\ufeff")) + 1
-        raise LoadError(path, "a byte order mark (U+FEFF) inside the file, e.g. from joining files: remove it",
-                        line=line)
+        raise LoadError(
+            path, "a byte order mark (U+FEFF) inside the file, e.g. from joining files: remove it", line=line
+        )
     return text, hashlib.sha256(data).hexdigest()
 
 
@@ -91,8 +91,12 @@ def split_blocks(path, text, strict=True):
             block.append(line)
             continue
         if strict and line:
-            raise LoadError(path, "a line of only whitespace: a blank line must be empty", number,
-                            _block_sent_id(block or previous, count + bool(block)))
+            raise LoadError(
+                path,
+                "a line of only whitespace: a blank line must be empty",
+                number,
+                _block_sent_id(block or previous, count + bool(block)),
+            )
         if block:
             count += 1
             yield start, block
@@ -100,12 +104,17 @@ def split_blocks(path, text, strict=True):
         elif strict:
             if previous is None:
                 raise LoadError(path, "blank line before the first sentence", number)
-            raise LoadError(path, "a second blank line in a row: sentences are separated by exactly one empty "
-                            "line", number, _block_sent_id(previous, count))
+            raise LoadError(
+                path,
+                "a second blank line in a row: sentences are separated by exactly one empty line",
+                number,
+                _block_sent_id(previous, count),
+            )
     if block:
         if strict:
-            raise LoadError(path, "the last sentence is not followed by a blank line", len(lines),
-                            _block_sent_id(block, count + 1))
+            raise LoadError(
+                path, "the last sentence is not followed by a blank line", len(lines), _block_sent_id(block, count + 1)
+            )
         yield start, block
 
 
@@ -139,8 +148,12 @@ def read_conllu(path, source=None):
         sent_idx = position + 1
         sent_id = comment_sent_id(path, block, first_line) or str(sent_idx)
         if sent_id in seen_ids:
-            raise LoadError(path, f"sent_id already used by the sentence at line {seen_ids[sent_id]}",
-                            line=first_line, sent_id=sent_id)
+            raise LoadError(
+                path,
+                f"sent_id already used by the sentence at line {seen_ids[sent_id]}",
+                line=first_line,
+                sent_id=sent_id,
+            )
         seen_ids[sent_id] = first_line
         _check_is_a_whole_sentence(path, blocks, position, sent_id)
         comments = [line for line in block if line.startswith("#")]
@@ -161,8 +174,9 @@ def _check_is_a_whole_sentence(path, blocks, position, sent_id):
     if all(line.startswith("#") for line in block):
         blank = first_line + len(block)
         if position + 1 < len(blocks):
-            raise LoadError(path, f"blank line {blank} separates this sentence's comments from its words",
-                            blank, sent_id)
+            raise LoadError(
+                path, f"blank line {blank} separates this sentence's comments from its words", blank, sent_id
+            )
         raise LoadError(path, "comment lines with no words after them", first_line, sent_id)
     if position + 1 == len(blocks):
         return
@@ -171,8 +185,13 @@ def _check_is_a_whole_sentence(path, blocks, position, sent_id):
     first_id = next_tokens[0].split("\t", 1)[0] if next_tokens else ""
     goes_on = _WORD_ID.match(first_id) or _RANGE_ID.match(first_id) or _EMPTY_ID.match(first_id)
     if goes_on and not re.match(r"(1|1-[0-9]+|0\.[0-9]+)\Z", first_id):
-        raise LoadError(path, f"blank line {next_line - 1} inside a sentence: its words go on after it (id "
-                        f"{first_id}), but a blank line ends a sentence", next_line - 1, sent_id)
+        raise LoadError(
+            path,
+            f"blank line {next_line - 1} inside a sentence: its words go on after it (id "
+            f"{first_id}), but a blank line ends a sentence",
+            next_line - 1,
+            sent_id,
+        )
 
 
 def _read_sentence(path, block, first_line, sent_idx, sent_id, tokens):
@@ -193,14 +212,22 @@ def _read_sentence(path, block, first_line, sent_idx, sent_id, tokens):
         if len(cols) != 10:
             raise LoadError(path, f"expected 10 tab-separated columns, found {len(cols)}", line_no, sent_id)
         if "" in cols:
-            raise LoadError(path, f"column {CONLLU_COLUMNS[cols.index('')].upper()} is empty (CoNLL-U writes _ "
-                            "for no value)", line_no, sent_id)
+            raise LoadError(
+                path,
+                f"column {CONLLU_COLUMNS[cols.index('')].upper()} is empty (CoNLL-U writes _ for no value)",
+                line_no,
+                sent_id,
+            )
         token_id, head = cols[0], cols[6]
         word, multiword, empty = _WORD_ID.match(token_id), _RANGE_ID.match(token_id), _EMPTY_ID.match(token_id)
         last_word = len(heads)
         if pending_range and not (word and int(token_id) == pending_range[0]):
-            raise LoadError(path, f"multiword token {pending_range[2]} is not followed by its first word "
-                            f"{pending_range[0]}", pending_range[1], sent_id)
+            raise LoadError(
+                path,
+                f"multiword token {pending_range[2]} is not followed by its first word {pending_range[0]}",
+                pending_range[1],
+                sent_id,
+            )
         pending_range = None
         if word:
             if int(token_id) != last_word + 1:
@@ -211,13 +238,22 @@ def _read_sentence(path, block, first_line, sent_idx, sent_id, tokens):
         elif multiword:
             start, end = map(int, multiword.groups())
             if start >= end:
-                raise LoadError(path, f"multiword token {token_id} covers no words (its range must go up, "
-                                f"as in {start}-{start + 1})", line_no, sent_id)
+                raise LoadError(
+                    path,
+                    f"multiword token {token_id} covers no words (its range must go up, as in {start}-{start + 1})",
+                    line_no,
+                    sent_id,
+                )
             if ranges and start <= ranges[-1][1]:
                 raise LoadError(path, f"multiword token {token_id} overlaps {ranges[-1][0]}", line_no, sent_id)
             if start != last_word + 1:
-                raise LoadError(path, f"multiword token {token_id} out of order: it belongs right before word "
-                                f"{start}, and the next word is {last_word + 1}", line_no, sent_id)
+                raise LoadError(
+                    path,
+                    f"multiword token {token_id} out of order: it belongs right before word "
+                    f"{start}, and the next word is {last_word + 1}",
+                    line_no,
+                    sent_id,
+                )
             ranges.append((token_id, end, line_no))
             pending_range = (start, line_no, token_id)
         elif empty:
@@ -226,11 +262,16 @@ def _read_sentence(path, block, first_line, sent_idx, sent_id, tokens):
             if after != last_word:
                 belongs = "before word 1" if after == 0 else f"right after word {after}"
                 here = f"after word {last_word}" if last_word else "before word 1"
-                raise LoadError(path, f"empty node {token_id} out of place: it belongs {belongs}, and here it "
-                                f"comes {here}", line_no, sent_id)
+                raise LoadError(
+                    path,
+                    f"empty node {token_id} out of place: it belongs {belongs}, and here it comes {here}",
+                    line_no,
+                    sent_id,
+                )
             if decimal != expected:
-                raise LoadError(path, f"empty node {token_id} out of order (expected {after}.{expected})",
-                                line_no, sent_id)
+                raise LoadError(
+                    path, f"empty node {token_id} out of order (expected {after}.{expected})", line_no, sent_id
+                )
             last_empty = (after, decimal)
         else:
             raise LoadError(path, f"invalid token id {token_id!r}", line_no, sent_id)
@@ -239,12 +280,20 @@ def _read_sentence(path, block, first_line, sent_idx, sent_id, tokens):
         for name, value in zip(CONLLU_COLUMNS, cols):
             tokens[name].append(value)
     if pending_range:
-        raise LoadError(path, f"multiword token {pending_range[2]} is not followed by its first word "
-                        f"{pending_range[0]}", pending_range[1], sent_id)
+        raise LoadError(
+            path,
+            f"multiword token {pending_range[2]} is not followed by its first word {pending_range[0]}",
+            pending_range[1],
+            sent_id,
+        )
     for token_id, end, line_no in ranges:
         if end > len(heads):
-            raise LoadError(path, f"multiword token {token_id} covers words up to {end}, but the sentence has "
-                            f"{len(heads)} words", line_no, sent_id)
+            raise LoadError(
+                path,
+                f"multiword token {token_id} covers words up to {end}, but the sentence has {len(heads)} words",
+                line_no,
+                sent_id,
+            )
     _check_tree(path, heads, first_line, sent_id)
     return len(heads)
 
@@ -263,16 +312,21 @@ def _check_tree(path, heads, first_line, sent_id):
     if not roots:
         raise LoadError(path, "no word has head 0 (no root)", first_line, sent_id)
     if len(roots) > 1:
-        raise LoadError(path, f"{len(roots)} words have head 0 ({', '.join(map(str, roots))}); "
-                        "a tree has one root", heads[roots[1]][1], sent_id)
+        raise LoadError(
+            path,
+            f"{len(roots)} words have head 0 ({', '.join(map(str, roots))}); a tree has one root",
+            heads[roots[1]][1],
+            sent_id,
+        )
     reaches_root = {0}
     for word in heads:
         path_up = []
         while word not in reaches_root:
             if word in path_up:
-                cycle = path_up[path_up.index(word):]
-                raise LoadError(path, "cycle through words " + " -> ".join(map(str, cycle + [word])),
-                                heads[word][1], sent_id)
+                cycle = path_up[path_up.index(word) :]
+                raise LoadError(
+                    path, "cycle through words " + " -> ".join(map(str, cycle + [word])), heads[word][1], sent_id
+                )
             path_up.append(word)
             word = heads[word][0]
         reaches_root.update(path_up)

@@ -70,8 +70,11 @@ def _read_rows(path, reader):
     header = [name.strip().lower() for name in next(reader)]
     absent = [name for name in REQUIRED if name not in header]
     if absent:
-        raise LoadError(path, f"the header lacks the column(s) {', '.join(absent)} "
-                              f"(needs {', '.join(REQUIRED)}; campaign is optional)", 1)
+        raise LoadError(
+            path,
+            f"the header lacks the column(s) {', '.join(absent)} (needs {', '.join(REQUIRED)}; campaign is optional)",
+            1,
+        )
     duplicated = sorted({name for name in header if header.count(name) > 1 and name in (*REQUIRED, *OPTIONAL)})
     if duplicated:
         raise LoadError(path, f"the header names {', '.join(duplicated)} more than once", 1)
@@ -105,11 +108,23 @@ def _read_rows(path, reader):
         if score is None or not math.isfinite(score):
             problems.append((line, f"score {values['score']!r} is not a number"))
             continue
-        key = (values["campaign"], values["corpus"], values["team"], values["run"], values["annotator"],
-               values["criterion"].lower(), values["sent_id"])  # criteria compare lower-cased
+        key = (
+            values["campaign"],
+            values["corpus"],
+            values["team"],
+            values["run"],
+            values["annotator"],
+            values["criterion"].lower(),
+            values["sent_id"],
+        )  # criteria compare lower-cased
         if key in seen:
-            problems.append((line, f"the same judgment as line {seen[key]} (annotator {values['annotator']!r}, "
-                                   f"sentence {values['sent_id']!r}, criterion {values['criterion']!r})"))
+            problems.append(
+                (
+                    line,
+                    f"the same judgment as line {seen[key]} (annotator {values['annotator']!r}, "
+                    f"sentence {values['sent_id']!r}, criterion {values['criterion']!r})",
+                )
+            )
             continue
         seen[key] = line
         for name in (*REPLACEMENT_KEY, "sent_id"):
@@ -131,19 +146,27 @@ def _unknown_references(con, columns):
     wanted = set(zip(columns["corpus"], columns["sent_id"]))
     sentences = {}
     for corpus in {c for c, _ in wanted if c in corpora}:
-        sentences[corpus] = {r[0] for r in con.execute(
-            "select sent_id from raw.sentences where corpus = ?", [corpus]).fetchall()}
+        sentences[corpus] = {
+            r[0] for r in con.execute("select sent_id from raw.sentences where corpus = ?", [corpus]).fetchall()
+        }
     for corpus in {c for c, _ in wanted if c in reference_free}:  # its sentences are its runs'
-        sentences[corpus] = {r[0] for r in con.execute(
-            "select distinct o.sent_id from raw.outputs o join raw.submissions s using (submission_id) "
-            "where s.corpus = ?", [corpus]).fetchall()}
+        sentences[corpus] = {
+            r[0]
+            for r in con.execute(
+                "select distinct o.sent_id from raw.outputs o join raw.submissions s using (submission_id) "
+                "where s.corpus = ?",
+                [corpus],
+            ).fetchall()
+        }
     corpora |= reference_free
-    missing_outputs = {tuple(r) for r in con.execute(
-        "select submission_id, sent_id from raw.outputs where is_missing").fetchall()}
+    missing_outputs = {
+        tuple(r) for r in con.execute("select submission_id, sent_id from raw.outputs where is_missing").fetchall()
+    }
     problems = []
     for i, line in enumerate(columns["line_no"]):
-        campaign, corpus, team, run, sent_id = (columns[name][i] for name in
-                                                ("campaign", "corpus", "team", "run", "sent_id"))
+        campaign, corpus, team, run, sent_id = (
+            columns[name][i] for name in ("campaign", "corpus", "team", "run", "sent_id")
+        )
         sub_id = submission_id(campaign, corpus, team, run)
         if corpus not in corpora:
             problems.append((line, f"unknown corpus {corpus!r}"))
@@ -167,11 +190,19 @@ def load_human(warehouse, path):
         if problems:
             raise _error(path, problems)
         keys = sorted({tuple(columns[name][i] for name in REPLACEMENT_KEY) for i in range(n)})
-        judged = pa.table({**columns, "submission_id": [submission_id(*(columns[name][i] for name in (
-            "campaign", "corpus", "team", "run"))) for i in range(n)]})
+        judged = pa.table(
+            {
+                **columns,
+                "submission_id": [
+                    submission_id(*(columns[name][i] for name in ("campaign", "corpus", "team", "run")))
+                    for i in range(n)
+                ],
+            }
+        )
         with transaction(con):
-            con.register("_srlens_human_keys",
-                         pa.table({name: [k[j] for k in keys] for j, name in enumerate(REPLACEMENT_KEY)}))
+            con.register(
+                "_srlens_human_keys", pa.table({name: [k[j] for k in keys] for j, name in enumerate(REPLACEMENT_KEY)})
+            )
             try:
                 con.execute("""
                     delete from raw.human_judgments h using _srlens_human_keys k
@@ -188,14 +219,17 @@ def _insert_with_text_hash(con, judged, source_file, loaded_at):
     """Insert the judgments with the sha256 of the output text each one judges."""
     con.register("_srlens_judgments", judged)
     try:
-        inserted = con.execute("""
+        inserted = con.execute(
+            """
             insert into raw.human_judgments (campaign, corpus, team, run, annotator, sent_id, criterion, score,
                                              source_file, line_no, loaded_at, text_sha256)
             select j.campaign, j.corpus, j.team, j.run, j.annotator, j.sent_id, j.criterion, j.score,
                    $source_file, j.line_no, $loaded_at, sha256(o.text)
             from _srlens_judgments j
             join raw.outputs o on o.submission_id = j.submission_id and o.sent_id = j.sent_id
-            where not o.is_missing""", {"source_file": source_file, "loaded_at": loaded_at}).fetchone()[0]
+            where not o.is_missing""",
+            {"source_file": source_file, "loaded_at": loaded_at},
+        ).fetchone()[0]
     finally:
         con.unregister("_srlens_judgments")
     if inserted != judged.num_rows:  # _unknown_references checked every output exists: never happens
@@ -208,14 +242,21 @@ def drop_judgments_of_changed_texts(con, campaign, corpus, team, run):
     load_outputs calls it inside its transaction, after the new outputs are in. A judgment without
     a hash (written by an older srlens and not matched to a text since) goes too.
     """
-    return con.execute("""
+    return con.execute(
+        """
         delete from raw.human_judgments h
         where h.campaign = $campaign and h.corpus = $corpus and h.team = $team and h.run = $run
           and not coalesce(h.text_sha256 = (
               select sha256(o.text) from raw.outputs o
               where o.submission_id = $submission_id and o.sent_id = h.sent_id), false)""",
-        {"campaign": campaign, "corpus": corpus, "team": team, "run": run,
-         "submission_id": submission_id(campaign, corpus, team, run)}).fetchone()[0]
+        {
+            "campaign": campaign,
+            "corpus": corpus,
+            "team": team,
+            "run": run,
+            "submission_id": submission_id(campaign, corpus, team, run),
+        },
+    ).fetchone()[0]
 
 
 # System-level scores (`load-human FILE --level system`, issue 17): one score per run and criterion.
@@ -235,8 +276,12 @@ def read_system_csv(path):
         header = [name.strip().lower() for name in next(reader)]
         absent = [name for name in SYSTEM_REQUIRED if name not in header]
         if absent:
-            raise LoadError(path, f"the header lacks the column(s) {', '.join(absent)} (a system-level file needs "
-                                  f"{', '.join(SYSTEM_REQUIRED)}; orientation is optional)", 1)
+            raise LoadError(
+                path,
+                f"the header lacks the column(s) {', '.join(absent)} (a system-level file needs "
+                f"{', '.join(SYSTEM_REQUIRED)}; orientation is optional)",
+                1,
+            )
         position = {name: header.index(name) for name in (*SYSTEM_REQUIRED, "orientation") if name in header}
         columns = {name: [] for name in (*SYSTEM_KEY, "score", "orientation", "line_no")}
         problems, seen, orientation_of = [], {}, {}
@@ -271,8 +316,13 @@ def read_system_csv(path):
                 problems.append((line, f"orientation {values['orientation']!r} is not higher or lower"))
                 continue
             if orientation_of.setdefault(criterion, (orientation, line))[0] != orientation:
-                problems.append((line, f"criterion {criterion!r} is {orientation!r} here and "
-                                       f"{orientation_of[criterion][0]!r} at line {orientation_of[criterion][1]}"))
+                problems.append(
+                    (
+                        line,
+                        f"criterion {criterion!r} is {orientation!r} here and "
+                        f"{orientation_of[criterion][0]!r} at line {orientation_of[criterion][1]}",
+                    )
+                )
                 continue
             key = (values["campaign"], values["corpus"], values["team"], values["run"], criterion)
             if key in seen:
@@ -313,16 +363,23 @@ def load_system_human(warehouse, path):
         keys = pa.table({name: columns[name] for name in SYSTEM_KEY})
         con.register("_srlens_system_keys", keys)
         try:
-            recorded = dict(con.execute("""
+            recorded = dict(
+                con.execute("""
                 select distinct criterion, orientation from raw.system_human_scores h
                 where not exists (select 1 from _srlens_system_keys k where k.campaign = h.campaign
                                   and k.corpus = h.corpus and k.team = h.team and k.run = h.run
-                                  and k.criterion = h.criterion)""").fetchall())
+                                  and k.criterion = h.criterion)""").fetchall()
+            )
             for i, line in enumerate(columns["line_no"]):
                 before = recorded.get(columns["criterion"][i])
                 if before and before != columns["orientation"][i]:
-                    problems.append((line, f"criterion {columns['criterion'][i]!r} is recorded as {before!r} "
-                                           f"by other files, not {columns['orientation'][i]!r}"))
+                    problems.append(
+                        (
+                            line,
+                            f"criterion {columns['criterion'][i]!r} is recorded as {before!r} "
+                            f"by other files, not {columns['orientation'][i]!r}",
+                        )
+                    )
             if problems:
                 raise _error(path, problems)
             with transaction(con):
@@ -330,8 +387,11 @@ def load_system_human(warehouse, path):
                     delete from raw.system_human_scores h using _srlens_system_keys k
                     where h.campaign = k.campaign and h.corpus = k.corpus and h.team = k.team
                       and h.run = k.run and h.criterion = k.criterion""")
-                insert_columns(con, "raw.system_human_scores",
-                               {**columns, "source_file": [str(path)] * n, "loaded_at": [utc_now()] * n})
+                insert_columns(
+                    con,
+                    "raw.system_human_scores",
+                    {**columns, "source_file": [str(path)] * n, "loaded_at": [utc_now()] * n},
+                )
         finally:
             con.unregister("_srlens_system_keys")
     return n

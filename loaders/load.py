@@ -17,12 +17,20 @@ from srlens.loaders.names import check_name, submission_id
 from srlens.loaders.outputs_reader import read_run
 from srlens.loaders.store import insert_columns, open_for_write, transaction, utc_now
 
-__all__ = ["LoadedRun", "guess_language", "load_outputs", "load_treebank", "reference_sentences", "store_run",
-           "submission_id"]
+__all__ = [
+    "LoadedRun",
+    "guess_language",
+    "load_outputs",
+    "load_treebank",
+    "reference_sentences",
+    "store_run",
+    "submission_id",
+]
 
 
 class LoadedRun(NamedTuple):
     """What load_outputs did: sentences matched, sentences missing, human judgments dropped."""
+
     loaded: int
     missing: int
     judgments_dropped: int
@@ -50,8 +58,10 @@ def load_treebank(warehouse, path, corpus, language=None):
         n = treebank.sentence_count
         insert_columns(con, "raw.sentences", {"corpus": [corpus] * n, **treebank.sentences})
         insert_columns(con, "raw.tokens", {"corpus": [corpus] * len(treebank.tokens["id"]), **treebank.tokens})
-        con.execute("insert into raw.treebank_files values (?, ?, ?, ?, ?, ?, ?)",
-                    [corpus, language, str(path), treebank.sha256, n, treebank.words, utc_now()])
+        con.execute(
+            "insert into raw.treebank_files values (?, ?, ?, ?, ?, ?, ?)",
+            [corpus, language, str(path), treebank.sha256, n, treebank.words, utc_now()],
+        )
     return n, treebank.words
 
 
@@ -60,24 +70,42 @@ def _check_runs_still_match(con, path, corpus, sent_ids):
     runs = con.execute("select count(*) from raw.submissions where corpus = ?", [corpus]).fetchone()[0]
     if not runs:
         return
-    old = [r[0] for r in con.execute(
-        "select sent_id from raw.sentences where corpus = ? order by sent_idx", [corpus]).fetchall()]
+    old = [
+        r[0]
+        for r in con.execute(
+            "select sent_id from raw.sentences where corpus = ? order by sent_idx", [corpus]
+        ).fetchall()
+    ]
     if old != list(sent_ids):
-        raise LoadError(path, f"corpus {corpus!r} has {runs} loaded run(s) and this file's sentences differ "
-                        f"from the loaded treebank's ({len(sent_ids)} vs {len(old)} sentences or other "
-                        "sent_ids); load it under a new corpus name")
+        raise LoadError(
+            path,
+            f"corpus {corpus!r} has {runs} loaded run(s) and this file's sentences differ "
+            f"from the loaded treebank's ({len(sent_ids)} vs {len(old)} sentences or other "
+            "sent_ids); load it under a new corpus name",
+        )
 
 
-def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="auto", allow_partial=False,
-                 no_reference=False, language=None):
+def load_outputs(
+    warehouse,
+    path,
+    corpus,
+    team,
+    run,
+    campaign="default",
+    fmt="auto",
+    allow_partial=False,
+    no_reference=False,
+    language=None,
+):
     """Load (or replace) one system run (the exact identity campaign, corpus, team, run); returns a LoadedRun.
 
     no_reference: the corpus has no treebank; it is created by its first run, with `language`
     (see reference_free_sentences).
     """
-    campaign, corpus, team, run = (check_name(name, argument) for name, argument in
-                                   ((campaign, "--campaign"), (corpus, "--corpus"), (team, "--team"),
-                                    (run, "--run")))
+    campaign, corpus, team, run = (
+        check_name(name, argument)
+        for name, argument in ((campaign, "--campaign"), (corpus, "--corpus"), (team, "--team"), (run, "--run"))
+    )
     if language is not None and not no_reference:
         raise LoadError(path, "--language goes with --no-reference: a run of a treebank has the treebank's language")
     if language is not None:
@@ -91,21 +119,33 @@ def load_outputs(warehouse, path, corpus, team, run, campaign="default", fmt="au
                 raise LoadError(path, _no_reference_message(con, corpus))
         else:
             reference = reference_sentences(con, path, corpus)
-        return store_run(con, path, run_file, reference, campaign, corpus, team, run, allow_partial,
-                         reference_free_language=language if no_reference else None)
+        return store_run(
+            con,
+            path,
+            run_file,
+            reference,
+            campaign,
+            corpus,
+            team,
+            run,
+            allow_partial,
+            reference_free_language=language if no_reference else None,
+        )
 
 
 def reference_sentences(con, path, corpus):
     """The (sent_idx, sent_id) of the corpus's treebank in order, which a run of it is matched against."""
-    reference = con.execute("select sent_idx, sent_id from raw.sentences where corpus = ? order by sent_idx",
-                            [corpus]).fetchall()
+    reference = con.execute(
+        "select sent_idx, sent_id from raw.sentences where corpus = ? order by sent_idx", [corpus]
+    ).fetchall()
     if not reference:
         raise LoadError(path, _no_reference_message(con, corpus))
     return reference
 
 
-def store_run(con, path, run_file, reference, campaign, corpus, team, run, allow_partial=False,
-              reference_free_language=None):
+def store_run(
+    con, path, run_file, reference, campaign, corpus, team, run, allow_partial=False, reference_free_language=None
+):
     """Match a read run (read_run) with its corpus's `reference` sentences and replace the run's rows in one
     transaction; the names are checked ones. Returns a LoadedRun.
 
@@ -124,14 +164,29 @@ def store_run(con, path, run_file, reference, campaign, corpus, team, run, allow
         if run_file.conllu is not None:
             _insert_output_tokens(con, sub_id, run_file, rows)
         missing = sum(rows["is_missing"])
-        con.execute("insert into raw.submissions values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [sub_id, corpus, team, run, campaign, str(path), run_file.format, matched_by,
-                     run_file.sha256, len(reference) - missing, missing, utc_now()])
+        con.execute(
+            "insert into raw.submissions values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                sub_id,
+                corpus,
+                team,
+                run,
+                campaign,
+                str(path),
+                run_file.format,
+                matched_by,
+                run_file.sha256,
+                len(reference) - missing,
+                missing,
+                utc_now(),
+            ],
+        )
         dropped = drop_judgments_of_changed_texts(con, campaign, corpus, team, run)
     return LoadedRun(len(reference) - missing, missing, dropped)
 
 
 # Reference-free corpora (issue 17): runs of a corpus without a treebank, matched with each other.
+
 
 def reference_free_sentences(con, path, corpus, language, sub_id, run_file):
     """The sentences (sent_idx, sent_id) a run of the reference-free corpus is matched against.
@@ -141,17 +196,23 @@ def reference_free_sentences(con, path, corpus, language, sub_id, run_file):
     run is then matched by _match with the rules of a treebank's runs.
     """
     if language is None:
-        raise LoadError(path, "--no-reference needs --language (the ISO code of the run's language, e.g. en): "
-                              "it chooses the rules and the parser")
+        raise LoadError(
+            path,
+            "--no-reference needs --language (the ISO code of the run's language, e.g. en): "
+            "it chooses the rules and the parser",
+        )
     language = check_name(language, "--language")
     if con.execute("select count(*) from raw.treebank_files where corpus = ?", [corpus]).fetchone()[0]:
         raise LoadError(path, f"corpus {corpus!r} has a reference treebank: load its runs without --no-reference")
     known = con.execute("select language from raw.reference_free_corpora where corpus = ?", [corpus]).fetchone()
     if known and known[0] != language:
         raise LoadError(path, f"reference-free corpus {corpus!r} has language {known[0]!r}, not {language!r}")
-    others = con.execute("""
+    others = con.execute(
+        """
         select distinct o.sent_idx, o.sent_id from raw.outputs o join raw.submissions s using (submission_id)
-        where s.corpus = ? and s.submission_id <> ? order by o.sent_idx""", [corpus, sub_id]).fetchall()
+        where s.corpus = ? and s.submission_id <> ? order by o.sent_idx""",
+        [corpus, sub_id],
+    ).fetchall()
     if others:
         return others
     ids = run_file.sent_ids
@@ -169,17 +230,21 @@ def _create_reference_free_corpus(con, corpus, language):
 def _no_reference_message(con, corpus):
     known = con.execute("select language from raw.reference_free_corpora where corpus = ?", [corpus]).fetchone()
     if known:
-        return (f"corpus {corpus!r} is a reference-free corpus: load its runs with --no-reference "
-                f"--language {known[0]}")
-    return (f"no treebank is loaded for corpus {corpus!r} (load-treebank first; for a corpus without a "
-            "treebank, add --no-reference --language xx)")
+        return f"corpus {corpus!r} is a reference-free corpus: load its runs with --no-reference --language {known[0]}"
+    return (
+        f"no treebank is loaded for corpus {corpus!r} (load-treebank first; for a corpus without a "
+        "treebank, add --no-reference --language xx)"
+    )
 
 
 def _refuse_reference_free(con, path, corpus):
     """A reference-free corpus's runs are matched with each other, not with a treebank: keep them apart."""
     if con.execute("select count(*) from raw.reference_free_corpora where corpus = ?", [corpus]).fetchone()[0]:
-        raise LoadError(path, f"corpus {corpus!r} is a reference-free corpus (runs loaded with --no-reference); "
-                              "load the treebank under another corpus name")
+        raise LoadError(
+            path,
+            f"corpus {corpus!r} is a reference-free corpus (runs loaded with --no-reference); "
+            "load the treebank under another corpus name",
+        )
 
 
 def _match(path, run_file, reference, allow_partial):
@@ -201,10 +266,13 @@ def _match(path, run_file, reference, allow_partial):
     if positional and any(ref_idx.get(sent_id) != k for k, sent_id in enumerate(ids, start=1)):
         if all(sent_id in ref_idx for sent_id in ids):
             k = next(k for k, sent_id in enumerate(ids) if ref_idx[sent_id] != k + 1)
-            raise error(f"the run's sent_ids are 1..{len(ids)} in file order, and the treebank has these ids "
-                        f"in another order (its sentence {ref_idx[ids[k]]} is {ids[k]!r}): they may number the "
-                        "run's own sentences or name the treebank's, so neither is assumed. Put the run in the "
-                        "treebank's order", k)
+            raise error(
+                f"the run's sent_ids are 1..{len(ids)} in file order, and the treebank has these ids "
+                f"in another order (its sentence {ref_idx[ids[k]]} is {ids[k]!r}): they may number the "
+                "run's own sentences or name the treebank's, so neither is assumed. Put the run in the "
+                "treebank's order",
+                k,
+            )
         ids = [None] * len(ids)
 
     known = [k for k, sent_id in enumerate(ids) if sent_id in ref_idx]
@@ -213,32 +281,44 @@ def _match(path, run_file, reference, allow_partial):
     first_use = {}
     repeated = [k for k, sent_id in enumerate(ids) if sent_id is not None and first_use.setdefault(sent_id, k) != k]
     if repeated:
-        raise error(f"{len(repeated)} sentence(s) repeat a sent_id: "
-                    + _sample(ids, lines, repeated, lambda k: f", first at line {lines[first_use[ids[k]]]}"),
-                    repeated[0])
+        raise error(
+            f"{len(repeated)} sentence(s) repeat a sent_id: "
+            + _sample(ids, lines, repeated, lambda k: f", first at line {lines[first_use[ids[k]]]}"),
+            repeated[0],
+        )
     if known and (unknown or without):
         parts = [f"{len(known)} with the treebank's sent_ids"]
         if unknown:
             parts.append(f"{len(unknown)} with sent_ids the treebank does not have ({_sample(ids, lines, unknown)})")
         if without:
             parts.append(f"{len(without)} without a sent_id (at line {_lines(lines, without)})")
-        raise error(f"the run's sentences do not all carry the treebank's sent_ids: {'; '.join(parts)}. A run "
-                    "is matched by sent_id only when every sentence has one of the treebank, else by order",
-                    (unknown or without)[0])
+        raise error(
+            f"the run's sentences do not all carry the treebank's sent_ids: {'; '.join(parts)}. A run "
+            "is matched by sent_id only when every sentence has one of the treebank, else by order",
+            (unknown or without)[0],
+        )
     if unknown and without:
-        raise error(f"only some of the run's sentences carry a sent_id: {len(unknown)} do "
-                    f"({_sample(ids, lines, unknown)}; none of them is in the treebank) and {len(without)} "
-                    f"do not (at line {_lines(lines, without)})", without[0])
+        raise error(
+            f"only some of the run's sentences carry a sent_id: {len(unknown)} do "
+            f"({_sample(ids, lines, unknown)}; none of them is in the treebank) and {len(without)} "
+            f"do not (at line {_lines(lines, without)})",
+            without[0],
+        )
     if known:
         by_ref = {ref_idx[sent_id]: k for k, sent_id in enumerate(ids)}
         if len(ids) < len(reference) and not allow_partial:
-            raise error(f"the run has {len(ids)} sentences and the treebank has {len(reference)} "
-                        f"(--allow-partial records the {len(reference) - len(ids)} others as missing)")
+            raise error(
+                f"the run has {len(ids)} sentences and the treebank has {len(reference)} "
+                f"(--allow-partial records the {len(reference) - len(ids)} others as missing)"
+            )
     else:
         by_ref = {idx: k for k, (idx, _) in enumerate(reference)}
         if len(ids) != len(reference):
-            why = ("its sent_ids 1..N number its own sentences, so it is matched by order" if positional else
-                   "it carries no sent_id of the treebank, so it is matched by order")
+            why = (
+                "its sent_ids 1..N number its own sentences, so it is matched by order"
+                if positional
+                else "it carries no sent_id of the treebank, so it is matched by order"
+            )
             partial = "; --allow-partial needs the treebank's sent_ids" if len(ids) < len(reference) else ""
             raise error(f"the run has {len(ids)} sentences and the treebank has {len(reference)} ({why}{partial})")
     rows = {"sent_idx": [], "sent_id": [], "text": [], "is_missing": [], "line_no": []}
@@ -273,6 +353,12 @@ def _insert_output_tokens(con, sub_id, run_file, rows):
     line_to_ref = dict(zip(rows["line_no"], rows["sent_idx"]))
     ref_of_file_idx = [line_to_ref[line] for line in run_file.conllu.sentences["first_line"]]
     tokens = run_file.conllu.tokens
-    insert_columns(con, "raw.output_tokens", {
-        "submission_id": [sub_id] * len(tokens["sent_idx"]),
-        **tokens, "sent_idx": [ref_of_file_idx[file_idx - 1] for file_idx in tokens["sent_idx"]]})
+    insert_columns(
+        con,
+        "raw.output_tokens",
+        {
+            "submission_id": [sub_id] * len(tokens["sent_idx"]),
+            **tokens,
+            "sent_idx": [ref_of_file_idx[file_idx - 1] for file_idx in tokens["sent_idx"]],
+        },
+    )

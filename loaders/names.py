@@ -29,8 +29,7 @@ from urllib.parse import quote
 
 NAME_MAX = 100
 PUNCTUATION = "._-+"
-RULES = (f"names are letters, digits and . _ - + (at most {NAME_MAX} characters, starting with a letter, "
-         "a digit or _)")
+RULES = f"names are letters, digits and . _ - + (at most {NAME_MAX} characters, starting with a letter, a digit or _)"
 _ASCII_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._+-]*")
 SHOWN_MAX = 40  # characters of a refused name echoed in the error
 
@@ -110,7 +109,11 @@ def file_in(folder, names, suffix, unique=True):
     file_name = stem + suffix
     folder = Path(folder)
     path = folder / file_name
-    if (not stem or len(file_name.encode("utf-8")) > 255 or Path(file_name).name != file_name
-            or path.resolve().parent != folder.resolve()):
+    if (
+        not stem
+        or len(file_name.encode("utf-8")) > 255
+        or Path(file_name).name != file_name
+        or path.resolve().parent != folder.resolve()
+    ):
         raise NameRefused(f"{shown('/'.join(names))} would not be a plain file name in {folder}")
     return path

@@ -3,8 +3,15 @@
 import re
 from dataclasses import dataclass, field
 
-from srlens.loaders.conllu_reader import (SENT_ID_COMMENT, TEXT_COMMENT, comment_sent_id, read_conllu, read_text,
-                                          split_blocks, split_lines)
+from srlens.loaders.conllu_reader import (
+    SENT_ID_COMMENT,
+    TEXT_COMMENT,
+    comment_sent_id,
+    read_conllu,
+    read_text,
+    split_blocks,
+    split_lines,
+)
 from srlens.loaders.errors import LoadError
 
 FORMATS = ("auto", "text", "sr", "conllu")
@@ -86,17 +93,31 @@ def _read_sr(path, source):
         texts = [m.group(1) for m in map(TEXT_COMMENT.match, block) if m]
         other = [line for line in block if not line.startswith("#")]
         if other:
-            raise LoadError(path, f"unexpected line {other[0][:60]!r} in a '# sent_id'/'# text' block",
-                            first_line + block.index(other[0]), sent_id)
+            raise LoadError(
+                path,
+                f"unexpected line {other[0][:60]!r} in a '# sent_id'/'# text' block",
+                first_line + block.index(other[0]),
+                sent_id,
+            )
         next_block = blocks[position + 1][1] if position + 1 < len(blocks) else []
-        if sent_id is not None and not texts and next_block and \
-                not any(SENT_ID_COMMENT.match(line) for line in next_block):
+        if (
+            sent_id is not None
+            and not texts
+            and next_block
+            and not any(SENT_ID_COMMENT.match(line) for line in next_block)
+        ):
             blank = first_line + len(block)  # a stray blank line cut the block in two
-            raise LoadError(path, f"blank line {blank} separates this block's '# sent_id' from its '# text'",
-                            blank, sent_id)
+            raise LoadError(
+                path, f"blank line {blank} separates this block's '# sent_id' from its '# text'", blank, sent_id
+            )
         if sent_id is None or len(texts) != 1:
-            raise LoadError(path, f"a block needs exactly one '# sent_id =' and one '# text =' line "
-                            f"(found {int(sent_id is not None)} and {len(texts)})", first_line, sent_id)
+            raise LoadError(
+                path,
+                f"a block needs exactly one '# sent_id =' and one '# text =' line "
+                f"(found {int(sent_id is not None)} and {len(texts)})",
+                first_line,
+                sent_id,
+            )
         run.sent_ids.append(sent_id)
         run.texts.append(texts[0].strip())
         run.line_nos.append(first_line)
@@ -113,7 +134,8 @@ def _read_conllu(path, source):
             words_by_sentence.setdefault(sent_idx, []).append((token_id, form))
     s = treebank.sentences
     for sent_idx, sent_id, text, first_line, comments in zip(
-            s["sent_idx"], s["sent_id"], s["text"], s["first_line"], s["comments"]):
+        s["sent_idx"], s["sent_id"], s["text"], s["first_line"], s["comments"]
+    ):
         has_id = any(SENT_ID_COMMENT.match(c) for c in comments)
         run.sent_ids.append(sent_id if has_id else None)
         run.texts.append(text if text is not None else _surface(words_by_sentence[sent_idx]))

@@ -47,8 +47,9 @@ _VALUE_SET = re.compile(r"[A-Za-z0-9]+(,[A-Za-z0-9]+)*")
 def rule_id(language, kind, deprel, dep_upos, head_upos, feature, side=None):
     """The stable, readable identity of a rule: the format of srlens/definitions.py, which the dbt
     model lambre_rules writes in SQL too (parse_rule_id below is its inverse)."""
-    columns = dict(language=language, kind=kind, deprel=deprel, dep_upos=dep_upos, head_upos=head_upos,
-                   feature=feature, side=side)
+    columns = dict(
+        language=language, kind=kind, deprel=deprel, dep_upos=dep_upos, head_upos=head_upos, feature=feature, side=side
+    )
     return RULE_ID.format(**columns) + (RULE_ID_ARGSTRUCT.format(**columns) if kind == "argstruct" else "")
 
 
@@ -65,8 +66,9 @@ def parse_rule_id(text):
         side = parts[5]
     else:
         return None
-    return dict(language=language, kind=kind, deprel=deprel, dep_upos=dep_upos,
-                head_upos=head_upos, feature=feature, side=side)
+    return dict(
+        language=language, kind=kind, deprel=deprel, dep_upos=dep_upos, head_upos=head_upos, feature=feature, side=side
+    )
 
 
 def _check_definition(path, line, d):
@@ -99,8 +101,9 @@ def _row(path, line, cells):
     if given["rule_id"]:
         parsed = parse_rule_id(given["rule_id"])
         if parsed is None:
-            raise LoadError(path, f"rule_id {given['rule_id']!r} is not language|kind|deprel|DEP>HEAD|feature"
-                                  "[|side]", line)
+            raise LoadError(
+                path, f"rule_id {given['rule_id']!r} is not language|kind|deprel|DEP>HEAD|feature[|side]", line
+            )
         clash = {c: v for c, v in named.items() if v != parsed[c]}
         if clash:
             column, value = next(iter(clash.items()))
@@ -109,8 +112,7 @@ def _row(path, line, cells):
     else:
         missing = [c for c in DEFINING if c not in named and c != "side"]
         if missing:
-            raise LoadError(path, f"no rule_id, and {', '.join(missing)} missing: a row needs one or the other",
-                            line)
+            raise LoadError(path, f"no rule_id, and {', '.join(missing)} missing: a row needs one or the other", line)
         if "side" not in named:
             raise LoadError(path, "side missing: an argstruct rule is about the dep or the head side", line)
         definition = named
@@ -130,11 +132,20 @@ def _row(path, line, cells):
         allowed = [v.strip() for v in cell.split(";") if v.strip()]
         bad = [v for v in allowed if not _VALUE_SET.fullmatch(v)]
         if bad or not allowed:
-            raise LoadError(path, f"allowed_values {given['allowed_values']!r}: write feature values separated "
-                                  "by ';', e.g. Acc;Nom", line)
+            raise LoadError(
+                path,
+                f"allowed_values {given['allowed_values']!r}: write feature values separated by ';', e.g. Acc;Nom",
+                line,
+            )
         allowed = sorted(set(allowed))
-    return {"line_no": line, "rule_id": rule_id(**definition), **definition, "allowed_values": allowed,
-            "enabled": enabled in TRUE, "comment": given["comment"] or None}
+    return {
+        "line_no": line,
+        "rule_id": rule_id(**definition),
+        **definition,
+        "allowed_values": allowed,
+        "enabled": enabled in TRUE,
+        "comment": given["comment"] or None,
+    }
 
 
 def read_rules(path):
@@ -152,8 +163,9 @@ def read_rules(path):
     if "enabled" not in header:
         raise LoadError(path, "no 'enabled' column in the header", 1)
     if "rule_id" not in header and not all(c in header for c in DEFINING[:-1]):
-        raise LoadError(path, "the header needs rule_id, or language, kind, deprel, dep_upos, head_upos, "
-                              "feature (and side)", 1)
+        raise LoadError(
+            path, "the header needs rule_id, or language, kind, deprel, dep_upos, head_upos, feature (and side)", 1
+        )
     rows, first_line = [], {}
     try:
         for cells in reader:
@@ -164,8 +176,7 @@ def read_rules(path):
                 raise LoadError(path, f"{len(cells)} fields where the header has {len(header)}", line)
             row = _row(path, line, dict(zip(header, cells)))
             if row["rule_id"] in first_line:
-                raise LoadError(path, f"rule {row['rule_id']} is already on line {first_line[row['rule_id']]}",
-                                line)
+                raise LoadError(path, f"rule {row['rule_id']} is already on line {first_line[row['rule_id']]}", line)
             first_line[row["rule_id"]] = line
             rows.append(row)
     except csv.Error as exc:
@@ -179,10 +190,12 @@ def load_rules(warehouse, path):
     source = str(Path(path).resolve())
     sha = file_sha256(path)
     now = utc_now()
-    columns = {"source_file": [source] * len(rows),
-               **{c: [r[c] for r in rows] for c in ("line_no", "rule_id", *DEFINING, "allowed_values",
-                                                      "enabled", "comment")},
-               "sha256": [sha] * len(rows), "loaded_at": [now] * len(rows)}
+    columns = {
+        "source_file": [source] * len(rows),
+        **{c: [r[c] for r in rows] for c in ("line_no", "rule_id", *DEFINING, "allowed_values", "enabled", "comment")},
+        "sha256": [sha] * len(rows),
+        "loaded_at": [now] * len(rows),
+    }
     with open_for_write(warehouse) as con, transaction(con):
         con.execute("delete from raw.lambre_manual_rules where source_file = ?", [source])
         if rows:

@@ -11,11 +11,10 @@ import os
 import re
 import signal
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from srlens.paths import RAW_SCHEMA_SQL
-
 
 # The storage format a new warehouse file is written in: BI tools and other readers often bundle
 # an older DuckDB, and DuckDB's default ('latest') opens only in the version that wrote it. A file
@@ -52,8 +51,10 @@ def resolve(warehouse):
     """The warehouse's real path (symlinks followed); its folder must exist: a typo never makes a new file."""
     path = Path(warehouse).resolve()
     if not path.parent.is_dir():
-        raise WarehouseError(f"the folder {path.parent} of the warehouse {warehouse} does not exist: "
-                             f"create it (mkdir -p {path.parent}) or name another --warehouse")
+        raise WarehouseError(
+            f"the folder {path.parent} of the warehouse {warehouse} does not exist: "
+            f"create it (mkdir -p {path.parent}) or name another --warehouse"
+        )
     return path
 
 
@@ -87,9 +88,11 @@ def connect_for_write(path, warehouse=None):
             raise
         held = re.search(r"held in (.*?\(PID \d+\))", str(e))
         holder = f"{held.group(1)}; " if held else ""
-        raise WarehouseError(f"cannot write {warehouse or path}: another program has the file open ({holder}"
-                             "e.g. an srlens build through another name of the file, a BI tool or a DuckDB "
-                             "shell); nothing was written, try again when it is done") from None
+        raise WarehouseError(
+            f"cannot write {warehouse or path}: another program has the file open ({holder}"
+            "e.g. an srlens build through another name of the file, a BI tool or a DuckDB "
+            "shell); nothing was written, try again when it is done"
+        ) from None
 
 
 def ensure_raw_schema(con):
@@ -123,7 +126,7 @@ def transaction(con):
 
 def utc_now():
     """The load/parse timestamp stored in the warehouse: UTC, without time zone."""
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def file_sha256(path):
@@ -147,4 +150,4 @@ def insert_columns(con, table, columns):
     sql = f"insert into {table} ({names}) select {names} from (select {unnested})"
     rows = len(next(iter(columns.values())))
     for start in range(0, rows, INSERT_ROWS):
-        con.execute(sql, [values[start:start + INSERT_ROWS] for values in columns.values()])
+        con.execute(sql, [values[start : start + INSERT_ROWS] for values in columns.values()])

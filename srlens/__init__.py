@@ -15,5 +15,6 @@ def __getattr__(name):
     """srlens.connect(path): the read-only sandbox of srlens/sandbox.py, imported (with duckdb) on first use."""
     if name == "connect":
         from srlens.sandbox import connect
+
         return connect
     raise AttributeError(f"module 'srlens' has no attribute {name!r}")

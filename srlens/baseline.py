@@ -115,10 +115,13 @@ ANY = "*"  # key value of a variable the level does not condition on
 SMOOTHING = "witten-bell interpolation, uniform 0.5 floor"
 
 # Columns each variable occupies in the two count tables (keys in BACKOFF_ORDER).
-PAIR_COLUMNS = {"head_rel": ("head_rel",), "head_pos": ("head_pos",),
-                "child_pos": ("a_pos", "b_pos"), "child_rel": ("a_rel", "b_rel")}
-SIDE_COLUMNS = {"head_rel": ("head_rel",), "head_pos": ("head_pos",),
-                "child_pos": ("c_pos",), "child_rel": ("c_rel",)}
+PAIR_COLUMNS = {
+    "head_rel": ("head_rel",),
+    "head_pos": ("head_pos",),
+    "child_pos": ("a_pos", "b_pos"),
+    "child_rel": ("a_rel", "b_rel"),
+}
+SIDE_COLUMNS = {"head_rel": ("head_rel",), "head_pos": ("head_pos",), "child_pos": ("c_pos",), "child_rel": ("c_rel",)}
 
 SCHEMA_SQL = """
 create schema if not exists baseline;
@@ -274,7 +277,9 @@ def train(warehouse, treebank_corpus, model_name=None, features=FEATURES):
         ensure_schema(con)
         sentences, words = con.execute(
             "select count(distinct sent_idx), count(*) from raw.tokens "
-            "where corpus = $corpus and regexp_full_match(id, '[0-9]+')", {"corpus": treebank_corpus}).fetchone()
+            "where corpus = $corpus and regexp_full_match(id, '[0-9]+')",
+            {"corpus": treebank_corpus},
+        ).fetchone()
         if not sentences:
             raise BaselineError(f"no treebank is loaded for corpus {treebank_corpus!r} (load-treebank first)")
         with transaction(con):
@@ -282,12 +287,25 @@ def train(warehouse, treebank_corpus, model_name=None, features=FEATURES):
                 con.execute(f"delete from baseline.{table} where model = $model", {"model": model_name})
             con.execute(_count_sql("precedence_counts", PAIR_COLUMNS, variables, pairs_source), params)
             con.execute(_count_sql("head_counts", SIDE_COLUMNS, variables, side_source), params)
-            pairs = con.execute("select coalesce(sum(before + after), 0) from baseline.precedence_counts "
-                                "where model = $model and level = 0", {"model": model_name}).fetchone()[0]
-            con.execute("insert into baseline.models values ($model, $corpus, $features, $variables, "
-                        "$sentences, $words, $pairs, $smoothing, $now)",
-                        {**params, "features": features, "variables": variables, "sentences": sentences,
-                         "words": words, "pairs": pairs, "smoothing": SMOOTHING, "now": utc_now()})
+            pairs = con.execute(
+                "select coalesce(sum(before + after), 0) from baseline.precedence_counts "
+                "where model = $model and level = 0",
+                {"model": model_name},
+            ).fetchone()[0]
+            con.execute(
+                "insert into baseline.models values ($model, $corpus, $features, $variables, "
+                "$sentences, $words, $pairs, $smoothing, $now)",
+                {
+                    **params,
+                    "features": features,
+                    "variables": variables,
+                    "sentences": sentences,
+                    "words": words,
+                    "pairs": pairs,
+                    "smoothing": SMOOTHING,
+                    "now": utc_now(),
+                },
+            )
     return model_name
 
 
@@ -307,8 +325,10 @@ def list_models(warehouse):
     try:
         if not _has_schema(con):
             return []
-        return [tuple(r) for r in con.execute(
-            "select model, treebank, features from baseline.models order by model").fetchall()]
+        return [
+            tuple(r)
+            for r in con.execute("select model, treebank, features from baseline.models order by model").fetchall()
+        ]
     finally:
         con.close()
 
@@ -330,8 +350,10 @@ def _interpolated(levels):
         u = f"(({x} > 0)::integer + ({y} > 0)::integer)"
         for out, count in (("p", x), ("q", y)):
             nxt = f"{out}{level + 1}"
-            items.append(f"case when {x} + {y} > 0 then ({count} + {u} * {nxt}) / ({x} + {y} + {u}) "
-                         f"else {nxt} end as {out}{level}")
+            items.append(
+                f"case when {x} + {y} > 0 then ({count} + {u} * {nxt}) / ({x} + {y} + {u}) "
+                f"else {nxt} end as {out}{level}"
+            )
     return ", ".join(items)
 
 
@@ -380,10 +402,14 @@ def _probabilities(con, corpus, variables, model_name):
     )"""
     pair_sql = _probability_sql("precedence_counts", PAIR_COLUMNS, variables, pair_source)
     side_sql = _probability_sql("head_counts", SIDE_COLUMNS, variables, side_source)
-    pairs = {(s, a, b): (p, q) for s, a, b, p, q in con.execute(
-        f"select sent_idx, a_id, b_id, p0, q0 from ({pair_sql})", params).fetchall()}
-    sides = {(s, c): (p, q) for s, c, p, q in con.execute(
-        f"select sent_idx, word_id, p0, q0 from ({side_sql})", params).fetchall()}
+    pairs = {
+        (s, a, b): (p, q)
+        for s, a, b, p, q in con.execute(f"select sent_idx, a_id, b_id, p0, q0 from ({pair_sql})", params).fetchall()
+    }
+    sides = {
+        (s, c): (p, q)
+        for s, c, p, q in con.execute(f"select sent_idx, word_id, p0, q0 from ({side_sql})", params).fetchall()
+    }
     return pairs, sides
 
 
@@ -498,8 +524,9 @@ def linearize_sentence(sent_id, heads, seed=0, pair_prob=None, side_prob=None, s
             random.Random(_rank(seed, sent_id, f"domain-{h}")).shuffle(items)
             domains[h] = items
         else:
-            logp = [[0.0 if i == j else math.log(pair_prob(a, b)) for j, b in enumerate(kids)]
-                    for i, a in enumerate(kids)]
+            logp = [
+                [0.0 if i == j else math.log(pair_prob(a, b)) for j, b in enumerate(kids)] for i, a in enumerate(kids)
+            ]
             order, exact = best_order(logp)
             if stats is not None:
                 stats["exact" if exact else "fallback"] += 1
@@ -531,8 +558,11 @@ def linearize_sentence(sent_id, heads, seed=0, pair_prob=None, side_prob=None, s
 
 
 def _has_schema(con):
-    return bool(con.execute("select count(*) from information_schema.tables "
-                            "where table_schema = 'baseline' and table_name = 'models'").fetchone()[0])
+    return bool(
+        con.execute(
+            "select count(*) from information_schema.tables where table_schema = 'baseline' and table_name = 'models'"
+        ).fetchone()[0]
+    )
 
 
 def _model(con, model_name):
@@ -543,8 +573,9 @@ def _model(con, model_name):
         if len(names) != 1:
             raise BaselineError("name the model: " + (", ".join(names) if names else "none is trained"))
         model_name = names[0]
-    row = con.execute("select model, treebank, features, variables from baseline.models where model = ?",
-                      [model_name]).fetchone()
+    row = con.execute(
+        "select model, treebank, features, variables from baseline.models where model = ?", [model_name]
+    ).fetchone()
     if row is None:
         raise BaselineError(f"no baseline model named {model_name!r} (srlens baseline train first)")
     return dict(zip(("model", "treebank", "features", "variables"), row))
@@ -568,7 +599,8 @@ def _linearize(warehouse, corpus, model_name, seed, stats):
             "select t.sent_idx, s.sent_id, t.id::integer, coalesce(try_cast(t.head as integer), 0), "
             "t.form, t.lemma from raw.tokens t join raw.sentences s using (corpus, sent_idx) "
             "where t.corpus = ? and regexp_full_match(t.id, '[0-9]+') order by t.sent_idx",
-            [corpus]).fetchall()
+            [corpus],
+        ).fetchall()
         if not rows:
             raise BaselineError(f"no treebank is loaded for corpus {corpus!r} (load-treebank first)")
         if model_name == RANDOM_MODEL:
@@ -589,11 +621,11 @@ def _linearize(warehouse, corpus, model_name, seed, stats):
         if pairs is None:
             order = linearize_sentence(sent_id, heads, seed)
         else:
+
             def pair_prob(a, b, s=sent_idx):
                 return pairs[(s, a, b)][0] if a < b else pairs[(s, b, a)][1]
 
-            order = linearize_sentence(sent_id, heads, seed, pair_prob,
-                                       lambda c, s=sent_idx: sides[(s, c)], stats)
+            order = linearize_sentence(sent_id, heads, seed, pair_prob, lambda c, s=sent_idx: sides[(s, c)], stats)
         result[sent_idx] = (sent_id, order, words)
     return model_name, result
 
@@ -604,8 +636,7 @@ def _token(form, lemma, input):
     return form
 
 
-def generate(warehouse, corpus, run, model_name=None, input="lemma", team="baseline", campaign="default",
-             seed=0):
+def generate(warehouse, corpus, run, model_name=None, input="lemma", team="baseline", campaign="default", seed=0):
     """Realize every tree of `corpus`, write the run as an sr file and load it; returns the file's path.
 
     model_name: a trained model, or 'random' for the seeded random-order baseline; None takes
@@ -614,9 +645,10 @@ def generate(warehouse, corpus, run, model_name=None, input="lemma", team="basel
     """
     if input not in INPUTS:
         raise BaselineError(f"input must be one of {', '.join(INPUTS)} (got {input!r})")
-    campaign, corpus, team, run = (check_name(name, argument) for name, argument in
-                                   ((campaign, "--campaign"), (corpus, "--corpus"), (team, "--team"),
-                                    (run, "--run")))
+    campaign, corpus, team, run = (
+        check_name(name, argument)
+        for name, argument in ((campaign, "--campaign"), (corpus, "--corpus"), (team, "--team"), (run, "--run"))
+    )
     path = run_path(warehouse, corpus, run, team, campaign)  # refused names never reach the disk
     started = time.perf_counter()
     stats = {"exact": 0, "fallback": 0}
@@ -646,9 +678,22 @@ def generate(warehouse, corpus, run, model_name=None, input="lemma", team="basel
         sub_id = submission_id(campaign, corpus, team, run)
         with transaction(con):
             con.execute("delete from baseline.runs where submission_id = ?", [sub_id])
-            con.execute("insert into baseline.runs values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        [sub_id, model_name, input, seed, str(path), len(realized), words, stats["exact"],
-                         stats["fallback"], time.perf_counter() - started, utc_now()])
+            con.execute(
+                "insert into baseline.runs values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    sub_id,
+                    model_name,
+                    input,
+                    seed,
+                    str(path),
+                    len(realized),
+                    words,
+                    stats["exact"],
+                    stats["fallback"],
+                    time.perf_counter() - started,
+                    utc_now(),
+                ],
+            )
     return path
 
 
@@ -670,7 +715,8 @@ def demo_baselines(warehouse):
     for corpus in DEMO_CORPORA:
         model = train(warehouse, corpus)
         for run, run_model in DEMO_RUNS.items():
-            generate(warehouse, corpus, run, model_name=run_model or model, input="form",
-                     team="baseline", campaign="demo")
+            generate(
+                warehouse, corpus, run, model_name=run_model or model, input="form", team="baseline", campaign="demo"
+            )
             ids.append(submission_id("demo", corpus, "baseline", run))
     return ids

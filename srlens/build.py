@@ -32,11 +32,11 @@ from pathlib import Path
 
 import duckdb
 
-from srlens.loaders.store import connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens import build_vars, processing
 from srlens.build_vars import PROCESSOR_ENV, PROCESSORS  # declared there for the command line
-from srlens.signature import signature
+from srlens.loaders.store import connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
+from srlens.signature import signature
 from srlens.udfs.bleu import NLTK_COMPAT_VERSION
 
 
@@ -61,14 +61,16 @@ def memory_limit():
 
 def dbt_environment(build_path, work_dir, extra_env=None):
     env = {**os.environ, **(extra_env or {})}
-    env.update({
-        MEMORY_LIMIT_ENV: memory_limit(),
-        "SRLENS_BUILD_PATH": str(build_path),
-        "DBT_TARGET_PATH": str(work_dir / "target"),
-        "DBT_LOG_PATH": str(work_dir / "logs"),
-        "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
-        "DO_NOT_TRACK": "1",
-    })
+    env.update(
+        {
+            MEMORY_LIMIT_ENV: memory_limit(),
+            "SRLENS_BUILD_PATH": str(build_path),
+            "DBT_TARGET_PATH": str(work_dir / "target"),
+            "DBT_LOG_PATH": str(work_dir / "logs"),
+            "DBT_SEND_ANONYMOUS_USAGE_STATS": "false",
+            "DO_NOT_TRACK": "1",
+        }
+    )
     return env
 
 
@@ -78,10 +80,12 @@ _libc = ctypes.CDLL(None, use_errno=True)  # loaded before any fork: the child o
 
 def _die_with_parent(parent_pid):
     """preexec_fn of dbt: the kernel SIGKILLs it when the build process dies, even by SIGKILL."""
+
     def preexec():
         _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent_pid:  # the build died before prctl took effect
             os._exit(1)
+
     return preexec
 
 
@@ -92,10 +96,25 @@ def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True, 
     PR_SET_PDEATHSIG covers a build that is killed outright.
     """
     # dbt as a module of this interpreter: no reliance on where pip put the `dbt` script.
-    cmd = [sys.executable, "-m", "dbt.cli.main", *args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
-    proc = subprocess.Popen(cmd, env=dbt_environment(build_path, work_dir, extra_env), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, process_group=0,
-                            preexec_fn=_die_with_parent(os.getpid()))
+    cmd = [
+        sys.executable,
+        "-m",
+        "dbt.cli.main",
+        *args,
+        "--project-dir",
+        str(project_dir),
+        "--profiles-dir",
+        str(project_dir),
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        env=dbt_environment(build_path, work_dir, extra_env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        process_group=0,
+        preexec_fn=_die_with_parent(os.getpid()),
+    )
     lines = []
     try:
         for line in proc.stdout:  # dbt's own "N of M START/OK" lines are the progress display
@@ -110,8 +129,7 @@ def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True, 
         proc.stdout.close()
 
 
-def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=None, dbt_vars=None,
-          full_refresh=False):
+def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=None, dbt_vars=None, full_refresh=False):
     """Process new outputs, run `dbt build` (models and their tests), swap the result in on success.
 
     processor: 'stanza' (parse outputs; SPEC section 6) or 'aligned' (no model: map output tokens
@@ -141,22 +159,35 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
                 args = ["build", "--vars", json.dumps(all_vars)]
                 args += ["--full-refresh"] if full else ["--select", RUN_DATA_DESCENDANTS]
                 if echo:
-                    print("srlens: full build" if full else "srlens: incremental build (only runs changed "
-                          "since the last build)", file=sys.stderr)
+                    print(
+                        "srlens: full build"
+                        if full
+                        else "srlens: incremental build (only runs changed since the last build)",
+                        file=sys.stderr,
+                    )
                 ok, output = run_dbt(args, files.building, files.work_dir, project_dir, echo)
                 if not ok:
                     raise BuildError("dbt build failed; the warehouse is unchanged.\n" + _failures(output))
-                chunked = record_build(files.building, started_at, time.monotonic() - clock, all_vars, base,
-                                       full, files.work_dir / "target")
+                chunked = record_build(
+                    files.building,
+                    started_at,
+                    time.monotonic() - clock,
+                    all_vars,
+                    base,
+                    full,
+                    files.work_dir / "target",
+                )
                 stop_point("swap")
                 check_unchanged(warehouse, copied)
                 os.replace(files.building, warehouse)
         finally:
             files.remove_temporary()
     if echo and chunked:
-        print(f"srlens: {chunked} output sentences were too long to parse whole and were parsed in chunks of "
-              f"at most {processing.max_words()} words (sentence_scores.processing_status = 'chunked')",
-              file=sys.stderr)
+        print(
+            f"srlens: {chunked} output sentences were too long to parse whole and were parsed in chunks of "
+            f"at most {processing.max_words()} words (sentence_scores.processing_status = 'chunked')",
+            file=sys.stderr,
+        )
 
 
 class BuildFiles:
@@ -164,9 +195,9 @@ class BuildFiles:
 
     def __init__(self, warehouse):
         hidden = warehouse.parent / f".{warehouse.name}"
-        self.building = Path(f"{hidden}.building")        # the copy dbt builds into
-        self.work_dir = Path(f"{hidden}.dbt")             # dbt's target/ and logs/, kept between builds
-        self.pid = Path(f"{hidden}.build.pid")            # "PID START_TIME" of the running build
+        self.building = Path(f"{hidden}.building")  # the copy dbt builds into
+        self.work_dir = Path(f"{hidden}.dbt")  # dbt's target/ and logs/, kept between builds
+        self.pid = Path(f"{hidden}.build.pid")  # "PID START_TIME" of the running build
         # The copy's write-ahead log and DuckDB's spill folder.
         self.temporary = (self.building, Path(f"{self.building}.wal"), Path(f"{self.building}.tmp"), self.pid)
 
@@ -184,14 +215,17 @@ class BuildFiles:
             return
         pid, started = _read_pid_file(self.pid)
         if pid is not None and process_start_time(pid) == started:
-            raise BuildError(f"another build (pid {pid}) is still running on this warehouse "
-                             f"(its pid file is {self.pid}); wait for it to finish")
+            raise BuildError(
+                f"another build (pid {pid}) is still running on this warehouse "
+                f"(its pid file is {self.pid}); wait for it to finish"
+            )
         left += [self.work_dir] if self.work_dir.exists() else []  # its partial parse may be half-written
         self.remove_temporary()
         shutil.rmtree(self.work_dir, ignore_errors=True)
         who = f"build {pid}" if pid is not None else "build"
-        print(f"srlens: removed what a killed {who} left: {', '.join(p.name for p in left)}",
-              file=sys.stderr, flush=True)
+        print(
+            f"srlens: removed what a killed {who} left: {', '.join(p.name for p in left)}", file=sys.stderr, flush=True
+        )
 
 
 def _read_pid_file(path):
@@ -234,13 +268,18 @@ def check_unchanged(warehouse, copied):
     the rest. A hard link is no write: it keeps the old version after the swap, as a backup would.
     """
     if file_state(warehouse) != copied:
-        raise BuildError(f"{warehouse} changed while the build ran (another program wrote or replaced it, "
-                         "one that ignores DuckDB's lock, or a copy over the file); the build did not replace "
-                         "it, so nothing written to it is lost: run srlens build again")
+        raise BuildError(
+            f"{warehouse} changed while the build ran (another program wrote or replaced it, "
+            "one that ignores DuckDB's lock, or a copy over the file); the build did not replace "
+            "it, so nothing written to it is lost: run srlens build again"
+        )
     links = Path(warehouse).stat().st_nlink if copied[0] else 1
     if links > 1:
-        print(f"srlens: note: {warehouse} has {links} hard links; a build replaces the file, so the other "
-              "names keep the previous version (use a symbolic link to share a warehouse)", file=sys.stderr)
+        print(
+            f"srlens: note: {warehouse} has {links} hard links; a build replaces the file, so the other "
+            "names keep the previous version (use a symbolic link to share a warehouse)",
+            file=sys.stderr,
+        )
 
 
 @contextlib.contextmanager
@@ -261,8 +300,10 @@ def copy_and_hold(warehouse, building):
         try:
             connect(warehouse).close()  # opening replays the WAL, closing checkpoints it
         except duckdb.IOException as e:
-            raise BuildError(f"{warehouse} has a write-ahead log to fold in first, and another program has it "
-                             f"open: close it and build again ({str(e).splitlines()[0]})") from None
+            raise BuildError(
+                f"{warehouse} has a write-ahead log to fold in first, and another program has it "
+                f"open: close it and build again ({str(e).splitlines()[0]})"
+            ) from None
     copied = file_state(warehouse)
     copy_warehouse(warehouse, building)
     live = duckdb.connect(str(warehouse), read_only=True)
@@ -287,9 +328,11 @@ def copy_warehouse(warehouse, building):
                 stop_point("copy")
     except OSError as e:
         if e.errno == errno.ENOSPC:
-            raise BuildError(f"no space left on the device of {building.parent} to copy the warehouse "
-                             f"({Path(warehouse).stat().st_size / 1e6:.0f} MB; a build needs room for a second "
-                             "copy): the warehouse is unchanged") from None
+            raise BuildError(
+                f"no space left on the device of {building.parent} to copy the warehouse "
+                f"({Path(warehouse).stat().st_size / 1e6:.0f} MB; a build needs room for a second "
+                "copy): the warehouse is unchanged"
+            ) from None
         raise
 
 
@@ -309,14 +352,20 @@ def prepare(building, processor, stanza_dir, echo):
             stanza_processors = {lang: stats["processor"] for lang, stats in parsed["languages"].items()}
     finally:
         con.close()
-    return {**build_vars.defaults(), "processor": processor, "stanza_processors": stanza_processors,
-            "bleu_nltk_version": NLTK_COMPAT_VERSION}
+    return {
+        **build_vars.defaults(),
+        "processor": processor,
+        "stanza_processors": stanza_processors,
+        "bleu_nltk_version": NLTK_COMPAT_VERSION,
+    }
 
 
 # An incremental build runs the models that depend on run data; their per-submission models
 # recompute only the changed submissions (dbt_project/macros/incremental_by_submission.sql).
-RUN_DATA_DESCENDANTS = ("source:raw.submissions+ source:raw.outputs+ source:raw.output_tokens+ "
-                        "source:cache.parsed_words+ source:meta.built_submissions+")
+RUN_DATA_DESCENDANTS = (
+    "source:raw.submissions+ source:raw.outputs+ source:raw.output_tokens+ "
+    "source:cache.parsed_words+ source:meta.built_submissions+"
+)
 
 # Everything but the runs that the marts depend on. When any of it differs from the last
 # successful build, the build is a full refresh.
@@ -358,8 +407,11 @@ def base_state(building, all_vars, project_dir):
     """(digest of everything this build depends on except the runs themselves, the last build's)."""
     digest = hashlib.sha256(json.dumps(all_vars, sort_keys=True).encode())
     digest.update(metadata.version("srlens").encode())
-    code_files = [f for f in project_dir.rglob("*") if f.suffix in (".sql", ".yml")
-                  and "target" not in f.parts and "logs" not in f.parts]
+    code_files = [
+        f
+        for f in project_dir.rglob("*")
+        if f.suffix in (".sql", ".yml") and "target" not in f.parts and "logs" not in f.parts
+    ]
     for path in sorted(code_files) + sorted(UDF_DIR.glob("*.py")):  # and the UDFs the models call
         digest.update(path.name.encode() + path.read_bytes())
     con = duckdb.connect(str(building), read_only=True)
@@ -379,12 +431,25 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
     kinds = [r["unique_id"].split(".")[0] for r in results]
     con = connect(building)
     try:
-        con.execute("""insert into meta.builds (started_at, seconds, processor, full_refresh, dbt_vars, base_state,
+        con.execute(
+            """insert into meta.builds (started_at, seconds, processor, full_refresh, dbt_vars, base_state,
                        models, tests, srlens_version, dbt_version, duckdb_version, signature)
-                       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", [
-            started_at, seconds, all_vars["processor"], full, json.dumps(all_vars), base,
-            kinds.count("model"), kinds.count("test"), metadata.version("srlens"),
-            metadata.version("dbt-core"), duckdb.__version__, all_vars["signature"]])
+                       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            [
+                started_at,
+                seconds,
+                all_vars["processor"],
+                full,
+                json.dumps(all_vars),
+                base,
+                kinds.count("model"),
+                kinds.count("test"),
+                metadata.version("srlens"),
+                metadata.version("dbt-core"),
+                duckdb.__version__,
+                all_vars["signature"],
+            ],
+        )
         con.execute("delete from meta.built_submissions")
         con.execute("insert into meta.built_submissions select submission_id, loaded_at from raw.submissions")
         return con.execute("select count(*) from sentence_scores where processing_status = 'chunked'").fetchone()[0]
@@ -394,6 +459,5 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
 
 def _failures(output):
     """The lines of dbt's output that say what failed."""
-    keep = [line for line in output.splitlines()
-            if any(word in line for word in ("ERROR", "FAIL", "Error", "error"))]
+    keep = [line for line in output.splitlines() if any(word in line for word in ("ERROR", "FAIL", "Error", "error"))]
     return "\n".join(keep[-20:]) or output[-2000:]

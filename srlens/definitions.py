@@ -6,24 +6,59 @@ read them from there (dbt_project/macros/definitions.sql): the SQL holds no seco
 
 # sentence_scores columns that score a sentence, "higher is better" (SPEC 3-7, 9, 10): the choices
 # of the mining metric (var mining_metric).
-SCORE_COLUMNS = ("bleu", "dea", "simple_string_accuracy", "generation_string_accuracy", "simple_tree_accuracy",
-                 "generation_tree_accuracy", "understandability_accuracy", "quality_accuracy",
-                 "reorder_accuracy", "rule_score", "fluency_z", "adequacy_z")
+SCORE_COLUMNS = (
+    "bleu",
+    "dea",
+    "simple_string_accuracy",
+    "generation_string_accuracy",
+    "simple_tree_accuracy",
+    "generation_tree_accuracy",
+    "understandability_accuracy",
+    "quality_accuracy",
+    "reorder_accuracy",
+    "rule_score",
+    "fluency_z",
+    "adequacy_z",
+)
 
 # The sentence-level variables of the correlation study (SPEC 10), in the order metric_a/metric_b
 # follow (metric_a comes first): the scores, then the section-1 metrics of the reference tree.
-CORRELATION_SCORES = ("bleu", "dea", "simple_string_accuracy", "generation_string_accuracy",
-                      "simple_tree_accuracy", "generation_tree_accuracy", "reorder_accuracy", "rule_score",
-                      "fluency_z", "adequacy_z")
-COMPLEXITY_METRICS = ("tree_depth", "tree_length", "mean_dependency_distance", "mean_flux_size",
-                      "mean_flux_weight", "mean_arity")
+CORRELATION_SCORES = (
+    "bleu",
+    "dea",
+    "simple_string_accuracy",
+    "generation_string_accuracy",
+    "simple_tree_accuracy",
+    "generation_tree_accuracy",
+    "reorder_accuracy",
+    "rule_score",
+    "fluency_z",
+    "adequacy_z",
+)
+COMPLEXITY_METRICS = (
+    "tree_depth",
+    "tree_length",
+    "mean_dependency_distance",
+    "mean_flux_size",
+    "mean_flux_weight",
+    "mean_arity",
+)
 CORRELATION_VARIABLES = CORRELATION_SCORES + COMPLEXITY_METRICS
 
 # The sentence scores whose mean is a metric of a run ('<score>_mean' in submission_scores), as
 # compared by pairwise_significance and bucket_scores (SPEC 12).
-MEAN_SCORES = ("bleu", "dea", "simple_string_accuracy", "generation_string_accuracy", "simple_tree_accuracy",
-               "generation_tree_accuracy", "understandability_accuracy", "quality_accuracy",
-               "reorder_accuracy", "rule_score")
+MEAN_SCORES = (
+    "bleu",
+    "dea",
+    "simple_string_accuracy",
+    "generation_string_accuracy",
+    "simple_tree_accuracy",
+    "generation_tree_accuracy",
+    "understandability_accuracy",
+    "quality_accuracy",
+    "reorder_accuracy",
+    "rule_score",
+)
 
 # How error mining labels a subtree's words (SPEC 8), in display order.
 MINING_VIEWS = ("dep", "pos", "pos_dep", "lemma")
@@ -37,6 +72,11 @@ RULE_ID_ARGSTRUCT = "|{side}"
 
 def as_dbt_var():
     """Everything above, as the dbt var `definitions`."""
-    return {"correlation_scores": list(CORRELATION_SCORES), "complexity_metrics": list(COMPLEXITY_METRICS),
-            "mean_scores": list(MEAN_SCORES), "mining_views": list(MINING_VIEWS),
-            "rule_id": RULE_ID, "rule_id_argstruct": RULE_ID_ARGSTRUCT}
+    return {
+        "correlation_scores": list(CORRELATION_SCORES),
+        "complexity_metrics": list(COMPLEXITY_METRICS),
+        "mean_scores": list(MEAN_SCORES),
+        "mining_views": list(MINING_VIEWS),
+        "rule_id": RULE_ID,
+        "rule_id_argstruct": RULE_ID_ARGSTRUCT,
+    }

@@ -4,9 +4,9 @@ import csv
 import sys
 from pathlib import Path
 
+from srlens.baseline import demo_baselines
 from srlens.loaders.load import load_outputs, load_treebank
 from srlens.paths import DEMO_DATA_DIR
-from srlens.baseline import demo_baselines
 
 DEMO_MANIFEST = DEMO_DATA_DIR / "manifest.csv"
 

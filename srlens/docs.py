@@ -23,9 +23,11 @@ from srlens.paths import DBT_PROJECT_DIR
 from srlens.status import WarehouseError, require_warehouse
 
 # Nothing from the network: inline scripts and styles, data: images and fonts.
-OFFLINE_POLICY = ('<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-                  "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data:; "
-                  'font-src data:">')
+OFFLINE_POLICY = (
+    '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+    "script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; img-src data:; "
+    'font-src data:">'
+)
 TRACKING_CALL = "!0===e.track&&r.turn_on_tracking()"
 TRACKING_SCRIPT = re.compile(r'"//[a-z0-9.-]+\.cloudfront\.net/[^"]*"')
 
@@ -40,8 +42,9 @@ def last_build_vars(warehouse):
     finally:
         con.close()
     if row is None:
-        raise WarehouseError(f"{warehouse} is not built yet (or was built before srlens recorded builds): "
-                             "run srlens build first")
+        raise WarehouseError(
+            f"{warehouse} is not built yet (or was built before srlens recorded builds): run srlens build first"
+        )
     # vars a build of an older srlens did not pass take their current values
     return {**build_vars.defaults(), **json.loads(row[0])}
 
@@ -49,8 +52,10 @@ def last_build_vars(warehouse):
 def offline(html):
     """dbt's static page without its tracking code and with a policy that blocks every network request."""
     if TRACKING_CALL not in html:
-        raise BuildError("dbt's docs page changed (its tracking switch is not where srlens expects it): "
-                         "check srlens/docs.py against this dbt version")
+        raise BuildError(
+            "dbt's docs page changed (its tracking switch is not where srlens expects it): "
+            "check srlens/docs.py against this dbt version"
+        )
     html = html.replace(TRACKING_CALL, "!1")
     html = TRACKING_SCRIPT.sub('""', html)
     return html.replace("<head>", "<head>" + OFFLINE_POLICY, 1)
@@ -64,8 +69,14 @@ def write_docs(warehouse, out_dir, project_dir=DBT_PROJECT_DIR):
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="srlens-docs-") as work:
         work_dir = Path(work)
-        ok, output = run_dbt(["docs", "generate", "--static", "--vars", json.dumps(dbt_vars)], warehouse,
-                             work_dir, project_dir, echo=False, extra_env={"SRLENS_DUCKDB_ACCESS_MODE": "read_only"})
+        ok, output = run_dbt(
+            ["docs", "generate", "--static", "--vars", json.dumps(dbt_vars)],
+            warehouse,
+            work_dir,
+            project_dir,
+            echo=False,
+            extra_env={"SRLENS_DUCKDB_ACCESS_MODE": "read_only"},
+        )
         if not ok:
             lines = [line for line in output.splitlines() if "rror" in line] or output.splitlines()[-5:]
             raise BuildError("dbt docs generate failed:\n" + "\n".join(lines[-10:]))

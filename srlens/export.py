@@ -8,12 +8,14 @@ from srlens.status import WarehouseError, mart_names, open_read_only
 
 def _select_list(con, mart):
     """The mart's columns; HUGEINT ones (sums of counts) as BIGINT, since Parquet would make them DOUBLE."""
-    columns = con.execute("""
+    columns = con.execute(
+        """
         select column_name, data_type from duckdb_columns()
         where database_name = current_database() and schema_name = 'main' and table_name = ?
-        order by column_index""", [mart]).fetchall()
-    return ", ".join(f'"{name}"::bigint as "{name}"' if kind == "HUGEINT" else f'"{name}"'
-                     for name, kind in columns)
+        order by column_index""",
+        [mart],
+    ).fetchall()
+    return ", ".join(f'"{name}"::bigint as "{name}"' if kind == "HUGEINT" else f'"{name}"' for name, kind in columns)
 
 
 def mart_file(out, mart):
@@ -34,8 +36,7 @@ def export_parquet(warehouse, out_dir):
         paths = []
         for mart, path in files.items():
             literal = str(path).replace("'", "''")
-            con.execute(f"copy (select {_select_list(con, mart)} from main.\"{mart}\") "
-                        f"to '{literal}' (format parquet)")
+            con.execute(f"copy (select {_select_list(con, mart)} from main.\"{mart}\") to '{literal}' (format parquet)")
             paths.append(path)
     finally:
         con.close()

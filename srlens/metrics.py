@@ -161,8 +161,15 @@ def tree_metrics(reference) -> dict:
     """
     tree = analysis_tree(reference)
     n, edges = tree.n, tree.edges()
-    names = ("tree_depth", "tree_length", "mean_dependency_distance", "mean_flux_size",
-             "mean_flux_weight", "mean_arity", "is_projective")
+    names = (
+        "tree_depth",
+        "tree_length",
+        "mean_dependency_distance",
+        "mean_flux_size",
+        "mean_flux_weight",
+        "mean_arity",
+        "is_projective",
+    )
     if n == 0:
         return dict.fromkeys(names)
 
@@ -194,11 +201,11 @@ def tree_metrics(reference) -> dict:
 class DEADetails(NamedTuple):
     """DEA of one sentence with its parts: the figures of sentence_scores and dea_by_relation."""
 
-    dea: float | None               # matched / (n - 1); None when n = 1 (or 0)
-    matched: int                    # sentence_scores.dea_matched
-    edges: int                      # sentence_scores.dea_edges: non-root edges
-    by_relation: dict               # base relation -> (edges, matched)
-    matched_edges: tuple            # per edge, in reference order: (head_lemma, dep_lemma, distance, deprel, matched)
+    dea: float | None  # matched / (n - 1); None when n = 1 (or 0)
+    matched: int  # sentence_scores.dea_matched
+    edges: int  # sentence_scores.dea_edges: non-root edges
+    by_relation: dict  # base relation -> (edges, matched)
+    matched_edges: tuple  # per edge, in reference order: (head_lemma, dep_lemma, distance, deprel, matched)
 
 
 def dea_details(reference, output) -> DEADetails:
@@ -299,7 +306,7 @@ class RuleCheck(NamedTuple):
     """One check of a rule on one word of a parsed output (a row of the build's int_lambre_checks)."""
 
     rule_id: str
-    word: int          # the dependent's CoNLL-U id
+    word: int  # the dependent's CoNLL-U id
     head: int
     passed: bool
 
@@ -310,17 +317,19 @@ def rule(rule_id: str, allowed_values: Iterable[str] | None = None, enabled: boo
     allowed_values (argstruct): the allowed value sets, e.g. ["Acc", "Nom"].
     """
     from srlens.loaders.rules import parse_rule_id
+
     definition = parse_rule_id(rule_id)
     if definition is None:
         raise ValueError(f"{rule_id!r} is not language|kind|deprel|DEP>HEAD|feature[|side]")
-    return {"rule_id": rule_id, **definition, "allowed_values": list(allowed_values or []) or None,
-            "enabled": enabled}
+    return {"rule_id": rule_id, **definition, "allowed_values": list(allowed_values or []) or None, "enabled": enabled}
 
 
 def _rule_id(r: Mapping) -> str:
     from srlens.loaders.rules import rule_id
-    return r.get("rule_id") or rule_id(*(r.get(c) for c in ("language", "kind", "deprel", "dep_upos", "head_upos",
-                                                             "feature", "side")))
+
+    return r.get("rule_id") or rule_id(
+        *(r.get(c) for c in ("language", "kind", "deprel", "dep_upos", "head_upos", "feature", "side"))
+    )
 
 
 def _features(token) -> dict:

@@ -15,8 +15,10 @@ VIEWS = MINING_VIEWS
 
 # The recipe's first CTE, `with params as (select ... \n),`: up to the first line starting with `),`.
 _PARAMS_CTE = re.compile(r"with params as \(\n.*?\n\),", re.S)
-_BOUND_PARAMS = ("with params as (\n    select $view::varchar as view, $subtree::varchar as subtree, "
-                 "$submission_id::varchar as submission_id, $per_submission::integer as per_submission\n),")
+_BOUND_PARAMS = (
+    "with params as (\n    select $view::varchar as view, $subtree::varchar as subtree, "
+    "$submission_id::varchar as submission_id, $per_submission::integer as per_submission\n),"
+)
 
 
 def examples_query():

@@ -135,21 +135,38 @@ create table if not exists cache.parsed_words (
 );
 """
 
-TEXTS_SCHEMA = pa.schema([
-    ("text_hash", pa.string()), ("processor", pa.string()), ("language", pa.string()),
-    ("text", pa.string()), ("words", pa.int32()), ("sentences", pa.int32()),
-    ("parsed_at", pa.timestamp("us")), ("chunks", pa.int32()),
-])
-WORDS_SCHEMA = pa.schema([
-    ("text_hash", pa.string()), ("processor", pa.string()), ("word_idx", pa.int32()),
-    ("token_idx", pa.int32()), ("form", pa.string()), ("lemma", pa.string()),
-    ("upos", pa.string()), ("xpos", pa.string()), ("feats", pa.string()),
-    ("head", pa.int32()), ("deprel", pa.string()),
-])
+TEXTS_SCHEMA = pa.schema(
+    [
+        ("text_hash", pa.string()),
+        ("processor", pa.string()),
+        ("language", pa.string()),
+        ("text", pa.string()),
+        ("words", pa.int32()),
+        ("sentences", pa.int32()),
+        ("parsed_at", pa.timestamp("us")),
+        ("chunks", pa.int32()),
+    ]
+)
+WORDS_SCHEMA = pa.schema(
+    [
+        ("text_hash", pa.string()),
+        ("processor", pa.string()),
+        ("word_idx", pa.int32()),
+        ("token_idx", pa.int32()),
+        ("form", pa.string()),
+        ("lemma", pa.string()),
+        ("upos", pa.string()),
+        ("xpos", pa.string()),
+        ("feats", pa.string()),
+        ("head", pa.int32()),
+        ("deprel", pa.string()),
+    ]
+)
 
 # The language of every corpus: treebanks and reference-free corpora (load-outputs --no-reference).
-CORPUS_LANGUAGES_SQL = ("select corpus, language from raw.treebank_files "
-                        "union all select corpus, language from raw.reference_free_corpora")
+CORPUS_LANGUAGES_SQL = (
+    "select corpus, language from raw.treebank_files union all select corpus, language from raw.reference_free_corpora"
+)
 
 # The texts to parse: outputs of text and sr runs, with their corpus's language.
 _OUTPUT_TEXTS_SQL = f"""
@@ -179,10 +196,10 @@ class ModelSpec:
     """The model files that serve one language, and how to hand them to stanza."""
 
     language: str
-    layout: str                 # "folder" (one language's .pt files) or "stanza" (stanza.download's folder)
-    root: Path                  # the language folder, or stanza's resources folder
-    files: tuple                # ((role, package, path), ...) every file the pipeline loads
-    stanza_lang: str = ""       # stanza layout: the language after resources.json aliases
+    layout: str  # "folder" (one language's .pt files) or "stanza" (stanza.download's folder)
+    root: Path  # the language folder, or stanza's resources folder
+    files: tuple  # ((role, package, path), ...) every file the pipeline loads
+    stanza_lang: str = ""  # stanza layout: the language after resources.json aliases
     packages: dict = field(default_factory=dict)  # stanza layout: processor -> package
 
 
@@ -204,29 +221,36 @@ def stanza_default_dir() -> Path:
         import importlib.util  # noqa: PLC0415
 
         from platformdirs import user_cache_dir  # noqa: PLC0415
+
         package = importlib.util.find_spec("stanza")
         spec = importlib.util.spec_from_file_location(
-            "_srlens_stanza_version", Path(package.submodule_search_locations[0]) / "_version.py")
+            "_srlens_stanza_version", Path(package.submodule_search_locations[0]) / "_version.py"
+        )
         version = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(version)
         return Path(user_cache_dir("stanza", "StanfordNLP", version.__resources_version__)) / "resources"
     except Exception:  # an unexpected stanza layout: ask stanza itself
         from stanza.resources.common import USER_CACHE_DIR  # noqa: PLC0415
+
         return Path(USER_CACHE_DIR) / "resources"
 
 
 def _how_to_get_models(language):
     if language == "und":
-        return ("The corpus language is unknown ('und'): load its treebank again with "
-                "`srlens load-treebank --language <code>` (e.g. en), then provide models for that language. "
-                "For word-order studies, the model-free processor needs no models: "
-                "SRLENS_PROCESSOR=aligned or `srlens build --processor aligned`.")
-    return (f"To get models, run `python -c \"import stanza; stanza.download('{language}')\"` on a machine "
-            f"with internet access and copy the folder it fills (set STANZA_RESOURCES_DIR or "
-            f"{STANZA_DIR_ENV} to it), or set {STANZA_DIR_ENV} to a folder with a subfolder "
-            f"'{language}/' holding tokenize.pt, mwt.pt (optional), pos.pt, lemma.pt and depparse.pt. "
-            f"For word-order studies, the model-free processor needs no models: "
-            f"SRLENS_PROCESSOR=aligned or `srlens build --processor aligned`.")
+        return (
+            "The corpus language is unknown ('und'): load its treebank again with "
+            "`srlens load-treebank --language <code>` (e.g. en), then provide models for that language. "
+            "For word-order studies, the model-free processor needs no models: "
+            "SRLENS_PROCESSOR=aligned or `srlens build --processor aligned`."
+        )
+    return (
+        f"To get models, run `python -c \"import stanza; stanza.download('{language}')\"` on a machine "
+        f"with internet access and copy the folder it fills (set STANZA_RESOURCES_DIR or "
+        f"{STANZA_DIR_ENV} to it), or set {STANZA_DIR_ENV} to a folder with a subfolder "
+        f"'{language}/' holding tokenize.pt, mwt.pt (optional), pos.pt, lemma.pt and depparse.pt. "
+        f"For word-order studies, the model-free processor needs no models: "
+        f"SRLENS_PROCESSOR=aligned or `srlens build --processor aligned`."
+    )
 
 
 def resolve_models(language, model_dir=None, needed_by="") -> ModelSpec:
@@ -235,8 +259,10 @@ def resolve_models(language, model_dir=None, needed_by="") -> ModelSpec:
     problem = _find_models(language, base)
     if isinstance(problem, ModelSpec):
         return problem
-    raise ProcessingError(f"No usable stanza models for language '{language}'{needed_by} in {base} "
-                          f"(from {origin}): {problem} {_how_to_get_models(language)}")
+    raise ProcessingError(
+        f"No usable stanza models for language '{language}'{needed_by} in {base} "
+        f"(from {origin}): {problem} {_how_to_get_models(language)}"
+    )
 
 
 def _find_models(language, base):
@@ -248,21 +274,24 @@ def _find_models(language, base):
     if (base / "tokenize.pt").is_file():
         if base.name == language:
             return _folder_spec(language, base)
-        return (f"it holds the models of a single language, and such a folder serves the language it is "
-                f"named after ('{base.name}' is not '{language}'); name the folder '{language}' or put "
-                f"the models in a subfolder '{language}/'.")
+        return (
+            f"it holds the models of a single language, and such a folder serves the language it is "
+            f"named after ('{base.name}' is not '{language}'); name the folder '{language}' or put "
+            f"the models in a subfolder '{language}/'."
+        )
     if (base / "resources.json").is_file() and (base / language).is_dir():
         return _stanza_spec(language, base)
-    return (f"found neither {base / language / 'tokenize.pt'}, nor a stanza download "
-            f"({base / 'resources.json'} with a folder {base / language}/).")
+    return (
+        f"found neither {base / language / 'tokenize.pt'}, nor a stanza download "
+        f"({base / 'resources.json'} with a folder {base / language}/)."
+    )
 
 
 def _folder_spec(language, folder):
     missing = [name for name in REQUIRED_FILES if not (folder / name).is_file()]
     if missing:
         return f"{folder} lacks {', '.join(missing)}."
-    files = [(name[:-3], "", folder / name) for name in REQUIRED_FILES + OPTIONAL_FILES
-             if (folder / name).is_file()]
+    files = [(name[:-3], "", folder / name) for name in REQUIRED_FILES + OPTIONAL_FILES if (folder / name).is_file()]
     return ModelSpec(language, "folder", folder, tuple(files))
 
 
@@ -331,8 +360,10 @@ def max_words():
     """The longest output parsed whole, in whitespace-separated tokens: $SRLENS_STANZA_MAX_WORDS or 500."""
     value = os.environ.get(MAX_WORDS_ENV) or str(DEFAULT_MAX_WORDS)
     if not value.isdigit() or int(value) < 1:
-        raise ProcessingError(f"${MAX_WORDS_ENV} must be a whole number of words of at least 1, "
-                              f"got {value!r} (default {DEFAULT_MAX_WORDS})")
+        raise ProcessingError(
+            f"${MAX_WORDS_ENV} must be a whole number of words of at least 1, "
+            f"got {value!r} (default {DEFAULT_MAX_WORDS})"
+        )
     return int(value)
 
 
@@ -341,7 +372,7 @@ def split_words(text, limit):
     spans = [m.span() for m in re.finditer(r"\S+", text)]
     if len(spans) <= limit:
         return [text]
-    return [text[spans[i][0]:spans[min(i + limit, len(spans)) - 1][1]] for i in range(0, len(spans), limit)]
+    return [text[spans[i][0] : spans[min(i + limit, len(spans)) - 1][1]] for i in range(0, len(spans), limit)]
 
 
 def _spec_id(spec, limit=None):
@@ -402,15 +433,23 @@ def load_pipeline(spec: ModelSpec):
         try:
             with os.fdopen(fd, "w") as fh:
                 fh.write("{}")
-            return stanza.Pipeline(spec.language, processors=processors, resources_filepath=resources,
-                                   allow_unknown_language=True, **kwargs, **common)
+            return stanza.Pipeline(
+                spec.language,
+                processors=processors,
+                resources_filepath=resources,
+                allow_unknown_language=True,
+                **kwargs,
+                **common,
+            )
         finally:
             os.unlink(resources)
     except Exception as e:
-        raise ProcessingError(f"Could not load the stanza models for language '{spec.language}' from "
-                              f"{spec.root}: {type(e).__name__}: {e}. The files may be damaged or made "
-                              f"for another stanza version (this is stanza {_stanza_version()}). "
-                              f"{_how_to_get_models(spec.language)}") from e
+        raise ProcessingError(
+            f"Could not load the stanza models for language '{spec.language}' from "
+            f"{spec.root}: {type(e).__name__}: {e}. The files may be damaged or made "
+            f"for another stanza version (this is stanza {_stanza_version()}). "
+            f"{_how_to_get_models(spec.language)}"
+        ) from e
 
 
 def doc_rows(doc):
@@ -426,9 +465,19 @@ def doc_rows(doc):
         for t, token in enumerate(sentence.tokens, start=1):
             for word in token.words:
                 head = word.head
-                rows.append((word_offset + word.id, token_offset + t, word.text, word.lemma, word.upos,
-                             word.xpos, word.feats, None if head is None else (head and word_offset + head),
-                             word.deprel))
+                rows.append(
+                    (
+                        word_offset + word.id,
+                        token_offset + t,
+                        word.text,
+                        word.lemma,
+                        word.upos,
+                        word.xpos,
+                        word.feats,
+                        None if head is None else (head and word_offset + head),
+                        word.deprel,
+                    )
+                )
         word_offset += len(sentence.words)
         token_offset += len(sentence.tokens)
     return word_offset, len(sentences), rows
@@ -443,10 +492,12 @@ def _parse(nlp, texts, language):
             try:
                 nlp.bulk_process([text])
             except Exception as e:
-                raise ProcessingError(f"stanza failed on the {language} output text {text[:200]!r}: "
-                                      f"{type(e).__name__}: {e}") from e
-        raise ProcessingError(f"stanza failed on a batch of {len(texts)} {language} texts: "
-                              f"{type(batch_error).__name__}: {batch_error}") from batch_error
+                raise ProcessingError(
+                    f"stanza failed on the {language} output text {text[:200]!r}: {type(e).__name__}: {e}"
+                ) from e
+        raise ProcessingError(
+            f"stanza failed on a batch of {len(texts)} {language} texts: {type(batch_error).__name__}: {batch_error}"
+        ) from batch_error
 
 
 class _Rows:
@@ -461,8 +512,9 @@ class _Rows:
 
     def add(self, text_hash, processor, language, text, docs, parsed_at):
         n_words, n_sentences, rows = doc_rows(docs)
-        for name, value in zip(TEXTS_SCHEMA.names,
-                               (text_hash, processor, language, text, n_words, n_sentences, parsed_at, len(docs))):
+        for name, value in zip(
+            TEXTS_SCHEMA.names, (text_hash, processor, language, text, n_words, n_sentences, parsed_at, len(docs))
+        ):
             self.texts[name].append(value)
         w = self.words
         for row in rows:
@@ -511,12 +563,13 @@ def process_pending(con, model_dir=None, batch_size=32, progress=True, limit=Non
         except ProcessingError:
             problems.append(language)
     if problems:  # again, now naming the corpora that need the models
-        corpora = dict(con.execute(f"""
+        corpora = dict(
+            con.execute(f"""
             select t.language, string_agg(distinct s.corpus, ', ' order by s.corpus)
             from raw.submissions s join ({CORPUS_LANGUAGES_SQL}) t on t.corpus = s.corpus
-            where s.format <> 'conllu' group by t.language""").fetchall())
-        others = "".join(f" Language '{lang}' (corpora {corpora.get(lang)}) lacks models too."
-                         for lang in problems[1:])
+            where s.format <> 'conllu' group by t.language""").fetchall()
+        )
+        others = "".join(f" Language '{lang}' (corpora {corpora.get(lang)}) lacks models too." for lang in problems[1:])
         try:
             needed_by = f" (needed by the text runs of corpora {corpora.get(problems[0])})"
             resolve_models(problems[0], model_dir, needed_by)
@@ -527,25 +580,41 @@ def process_pending(con, model_dir=None, batch_size=32, progress=True, limit=Non
     for language, total in needed:
         spec = specs[language]
         processor = _spec_id(spec, limit)
-        pending = con.execute(f"""
+        pending = con.execute(
+            f"""
             select text, sha256(text) as text_hash from ({_OUTPUT_TEXTS_SQL}) d
             where d.language = ? and not exists (
                 select 1 from cache.parsed_texts p where p.processor = ? and p.text_hash = sha256(d.text))
             order by length(text), text
-        """, [language, processor]).fetchall()
-        stats = {"processor": processor, "texts_parsed": 0, "texts_cached": total - len(pending),
-                 "words_parsed": 0, "texts_chunked": 0, "pipeline_loaded": False, "load_seconds": 0.0,
-                 "parse_seconds": 0.0}
+        """,
+            [language, processor],
+        ).fetchall()
+        stats = {
+            "processor": processor,
+            "texts_parsed": 0,
+            "texts_cached": total - len(pending),
+            "words_parsed": 0,
+            "texts_chunked": 0,
+            "pipeline_loaded": False,
+            "load_seconds": 0.0,
+            "parse_seconds": 0.0,
+        }
         result["languages"][language] = stats
         result["texts_cached"] += stats["texts_cached"]
         if not pending:
             continue
-        _log(progress, f"{language}: {len(pending)} texts to parse with {processor} "
-                       f"({stats['texts_cached']} already cached); loading models from {spec.root}")
+        _log(
+            progress,
+            f"{language}: {len(pending)} texts to parse with {processor} "
+            f"({stats['texts_cached']} already cached); loading models from {spec.root}",
+        )
         stats.update(_run(con, spec, processor, pending, batch_size, progress, limit))
         if stats["texts_chunked"]:
-            _log(progress, f"{language}: {stats['texts_chunked']} texts longer than {limit} words were parsed "
-                           f"in chunks of at most {limit} words (${MAX_WORDS_ENV})")
+            _log(
+                progress,
+                f"{language}: {stats['texts_chunked']} texts longer than {limit} words were parsed "
+                f"in chunks of at most {limit} words (${MAX_WORDS_ENV})",
+            )
         result["texts_parsed"] += stats["texts_parsed"]
         result["words_parsed"] += stats["words_parsed"]
     return result
@@ -566,10 +635,16 @@ def _run(con, spec, processor, pending, batch_size, progress, limit):
         pieces = [(k, piece) for k, (text, _) in enumerate(pending) for piece in split_words(text, limit)]
         rows, docs_of, done, words, chunked = _Rows(), {}, 0, 0, 0
         step = max(1, batch_size)
-        with tqdm(total=len(pending), desc=f"stanza {spec.language}", unit="text", file=sys.stderr,
-                  disable=not progress, dynamic_ncols=True) as bar:
+        with tqdm(
+            total=len(pending),
+            desc=f"stanza {spec.language}",
+            unit="text",
+            file=sys.stderr,
+            disable=not progress,
+            dynamic_ncols=True,
+        ) as bar:
             for i in range(0, len(pieces), step):
-                batch = pieces[i:i + step]
+                batch = pieces[i : i + step]
                 for (k, _), doc in zip(batch, _parse(nlp, [piece for _, piece in batch], spec.language)):
                     docs_of.setdefault(k, []).append(doc)
                 # The texts whose last piece is parsed now.
@@ -585,7 +660,13 @@ def _run(con, spec, processor, pending, batch_size, progress, limit):
                 if len(rows) >= FLUSH_TEXTS:
                     rows.flush(con)
             rows.flush(con)
-        return {"texts_parsed": done, "words_parsed": words, "texts_chunked": chunked, "pipeline_loaded": True,
-                "load_seconds": load_seconds, "parse_seconds": time.perf_counter() - started}
+        return {
+            "texts_parsed": done,
+            "words_parsed": words,
+            "texts_chunked": chunked,
+            "pipeline_loaded": True,
+            "load_seconds": load_seconds,
+            "parse_seconds": time.perf_counter() - started,
+        }
     finally:
         torch.set_num_threads(previous_threads)

@@ -20,6 +20,7 @@ def __getattr__(name):
     """QueryRefused and check_read_only, which callers import from here, live in srlens/sandbox.py."""
     if name in ("QueryRefused", "check_read_only"):
         from srlens import sandbox  # noqa: PLC0415 (duckdb: see the module's docstring)
+
         return getattr(sandbox, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
@@ -65,7 +66,7 @@ def _stream(con, statement, out, fmt, limit):
     first = chunk = result.fetch_df_chunk(_CHUNK_VECTORS)
     while len(chunk):
         if limit is not None:
-            chunk = chunk.iloc[:limit - shown]
+            chunk = chunk.iloc[: limit - shown]
         shown += len(chunk)
         if fmt == "table":
             kept.append(chunk)
@@ -81,8 +82,10 @@ def _stream(con, statement, out, fmt, limit):
         explain = statement.type == duckdb.StatementType.EXPLAIN
         out.write(_explain_text(frame) if explain and len(frame) else format_frame(frame, "table").rstrip("\n") + "\n")
         if left_out:
-            out.write(f"({left_out} more row{'s' if left_out != 1 else ''} not shown: --limit N shows more, "
-                      f"--format csv or json shows all)\n")
+            out.write(
+                f"({left_out} more row{'s' if left_out != 1 else ''} not shown: --limit N shows more, "
+                f"--format csv or json shows all)\n"
+            )
     elif fmt == "csv" and not wrote_rows:
         out.write(_csv(first.iloc[:0], header=True))
     elif fmt == "json":
@@ -131,4 +134,3 @@ def format_frame(frame, fmt):
         frame = terminal_safe(frame)
         return frame.to_string(index=False) if len(frame) else f"(no rows; columns: {', '.join(frame.columns)})"
     raise ValueError(f"unknown format {fmt!r}")
-

@@ -101,8 +101,9 @@ def _tokens(sql):
 
 
 def _first_word(sql):
-    words = [text for _, _, kind, text in _tokens(sql) if kind in (duckdb.token_type.keyword,
-                                                                    duckdb.token_type.identifier)]
+    words = [
+        text for _, _, kind, text in _tokens(sql) if kind in (duckdb.token_type.keyword, duckdb.token_type.identifier)
+    ]
     return words[0].upper() if words else ""
 
 
@@ -120,7 +121,7 @@ def _explained(sql):
             i += 1
             if depth <= 0:
                 break
-    return sql[tokens[i][0]:] if i < len(tokens) else ""
+    return sql[tokens[i][0] :] if i < len(tokens) else ""
 
 
 # Statement types whose name says less than the statement's first word (e.g. IMPORT is a PRAGMA,
@@ -171,8 +172,9 @@ def check_read_only(sql):
         raise QueryRefused(f"expected exactly one statement, found {len(statements)}")
     statement = statements[0]
     if not _is_read(statement):
-        raise QueryRefused(f"only read-only queries are allowed, not {_kind(statement)} "
-                           f"(a query starts with {READ_KINDS})")
+        raise QueryRefused(
+            f"only read-only queries are allowed, not {_kind(statement)} (a query starts with {READ_KINDS})"
+        )
     return statement
 
 
@@ -184,8 +186,9 @@ def interruptible(con, work):
     unable to stop it. So the query runs in a worker thread, and the main thread's SIGINT handler
     calls con.interrupt(), which makes the query fail at once with duckdb.InterruptException.
     """
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGINT) is signal.SIG_IGN:  # no Ctrl-C to handle here
+    if (
+        threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    ):  # no Ctrl-C to handle here
         return work()
     outcome, interrupted = {}, []
 

@@ -30,8 +30,9 @@ DEFINITIONS = "dea:lemma-clip|punct:upos"
 
 
 def _vars_field(dbt_vars):
-    changed = {v.name: dbt_vars[v.name] for v in build_vars.user_vars()
-               if v.name in dbt_vars and dbt_vars[v.name] != v.default}
+    changed = {
+        v.name: dbt_vars[v.name] for v in build_vars.user_vars() if v.name in dbt_vars and dbt_vars[v.name] != v.default
+    }
     if not changed:
         return "default"
     return hashlib.sha256(json.dumps(changed, sort_keys=True).encode()).hexdigest()[:8]
@@ -47,5 +48,7 @@ def processor_field(dbt_vars):
 def signature(dbt_vars, version=None):
     """The signature of a build with these dbt vars (every var, as srlens build passes them)."""
     version = version or metadata.version("srlens")
-    return (f"srlens:{version}|proc:{processor_field(dbt_vars)}|bleu:nltk-{dbt_vars['bleu_nltk_version']}/m2"
-            f"|{DEFINITIONS}|vars:{_vars_field(dbt_vars)}")
+    return (
+        f"srlens:{version}|proc:{processor_field(dbt_vars)}|bleu:nltk-{dbt_vars['bleu_nltk_version']}/m2"
+        f"|{DEFINITIONS}|vars:{_vars_field(dbt_vars)}"
+    )

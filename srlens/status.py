@@ -12,8 +12,10 @@ def require_warehouse(warehouse):
     """The warehouse's path; a clear error where DuckDB would create an empty file or say less."""
     path = Path(warehouse)
     if not path.is_file():
-        raise WarehouseError(f"no warehouse at {path}: load data first (srlens load-demo, srlens load-treebank) "
-                             "and run srlens build, or name another file with --warehouse or $SRLENS_WAREHOUSE")
+        raise WarehouseError(
+            f"no warehouse at {path}: load data first (srlens load-demo, srlens load-treebank) "
+            "and run srlens build, or name another file with --warehouse or $SRLENS_WAREHOUSE"
+        )
     return path
 
 
@@ -24,16 +26,24 @@ def open_read_only(warehouse, writable_dir=None):
 
 def mart_names(con):
     """The tables of the main schema: the marts (SPEC section 11), empty before the first build."""
-    return [r[0] for r in con.execute("""
+    return [
+        r[0]
+        for r in con.execute("""
         select table_name from duckdb_tables()
         where database_name = current_database() and schema_name = 'main' and not internal
-        order by table_name""").fetchall()]
+        order by table_name""").fetchall()
+    ]
 
 
 def _has(con, schema, table):
-    return con.execute("""select count(*) from duckdb_tables()
+    return (
+        con.execute(
+            """select count(*) from duckdb_tables()
                           where database_name = current_database() and schema_name = ? and table_name = ?""",
-                       [schema, table]).fetchone()[0] > 0
+            [schema, table],
+        ).fetchone()[0]
+        > 0
+    )
 
 
 def _frame(con, schema, table, sql):
@@ -50,19 +60,39 @@ def collect(warehouse):
             "warehouse": str(warehouse),
             "bytes": Path(warehouse).stat().st_size,
             "storage_version": dict(tags or {}).get("storage_version"),
-            "corpora": _frame(con, "raw", "treebank_files", """
+            "corpora": _frame(
+                con,
+                "raw",
+                "treebank_files",
+                """
                 select corpus, language, sentences, words, loaded_at
-                from raw.treebank_files order by corpus"""),
-            "submissions": _frame(con, "raw", "submissions", """
+                from raw.treebank_files order by corpus""",
+            ),
+            "submissions": _frame(
+                con,
+                "raw",
+                "submissions",
+                """
                 select campaign, corpus, count(*) as runs, sum(sentences)::bigint as sentences,
                        sum(missing)::bigint as missing
-                from raw.submissions group by campaign, corpus order by campaign, corpus"""),
-            "reference_free": _frame(con, "raw", "reference_free_corpora", """
+                from raw.submissions group by campaign, corpus order by campaign, corpus""",
+            ),
+            "reference_free": _frame(
+                con,
+                "raw",
+                "reference_free_corpora",
+                """
                 select c.corpus, c.language, count(s.submission_id) as runs, c.created_at as loaded_at
                 from raw.reference_free_corpora c left join raw.submissions s using (corpus)
-                group by all order by c.corpus"""),
-            "campaign_dates": _frame(con, "raw", "campaign_dates", """
-                select campaign, date_text as date from raw.campaign_dates order by campaign_date, campaign"""),
+                group by all order by c.corpus""",
+            ),
+            "campaign_dates": _frame(
+                con,
+                "raw",
+                "campaign_dates",
+                """
+                select campaign, date_text as date from raw.campaign_dates order by campaign_date, campaign""",
+            ),
             "system_human_scores": _count(con, "raw", "system_human_scores"),
             "rule_parsers": _rule_parsers(con),
             "human_judgments": _count(con, "raw", "human_judgments"),
@@ -106,11 +136,19 @@ def _chunked(con):
 def _loads_since(con, started_at):
     """Loads that finished after the build started (loads wait for a running build, so after it)."""
     # One load writes one loaded_at: a judgment or rule file counts once, not once per row.
-    parts = [("raw", "treebank_files", "corpus"), ("raw", "submissions", "submission_id"),
-             ("raw", "human_judgments", "source_file"), ("raw", "lambre_manual_rules", "source_file")]
-    return sum(con.execute(f"select count(distinct ({key}, loaded_at)) from {schema}.{table} where loaded_at > ?",
-                           [started_at]).fetchone()[0]
-               for schema, table, key in parts if _has(con, schema, table))
+    parts = [
+        ("raw", "treebank_files", "corpus"),
+        ("raw", "submissions", "submission_id"),
+        ("raw", "human_judgments", "source_file"),
+        ("raw", "lambre_manual_rules", "source_file"),
+    ]
+    return sum(
+        con.execute(
+            f"select count(distinct ({key}, loaded_at)) from {schema}.{table} where loaded_at > ?", [started_at]
+        ).fetchone()[0]
+        for schema, table, key in parts
+        if _has(con, schema, table)
+    )
 
 
 def _when(value):
@@ -125,6 +163,7 @@ def terminal_safe(frame):
     CSV and JSON stay as they are: they are data for programs."""
     return frame.rename(columns=printable).map(lambda v: printable(v) if isinstance(v, str) else v)
 
+
 def _table(frame, indent="  "):
     frame = frame.copy()
     if "loaded_at" in frame:
@@ -135,8 +174,10 @@ def _table(frame, indent="  "):
 def status(warehouse):
     """The status report as text."""
     info = collect(warehouse)
-    lines = [f"warehouse: {info['warehouse']} ({info['bytes'] / 1e6:.1f} MB, DuckDB storage format "
-             f"{info['storage_version'] or 'unknown'})"]
+    lines = [
+        f"warehouse: {info['warehouse']} ({info['bytes'] / 1e6:.1f} MB, DuckDB storage format "
+        f"{info['storage_version'] or 'unknown'})"
+    ]
     corpora, submissions = info["corpora"], info["submissions"]
     if corpora is None or not len(corpora):
         lines.append("corpora: none loaded (srlens load-treebank FILE --corpus NAME, or srlens load-demo)")
@@ -147,23 +188,34 @@ def status(warehouse):
     else:
         lines += [f"runs: {int(submissions['runs'].sum())}, by campaign and corpus", _table(submissions)]
     if info["reference_free"] is not None and len(info["reference_free"]):
-        lines += [(f"reference-free corpora: {len(info['reference_free'])} (runs loaded with --no-reference; "
-                   "no reference-based scores)"), _table(info["reference_free"])]
+        lines += [
+            (
+                f"reference-free corpora: {len(info['reference_free'])} (runs loaded with --no-reference; "
+                "no reference-based scores)"
+            ),
+            _table(info["reference_free"]),
+        ]
     if info["campaign_dates"] is not None and len(info["campaign_dates"]):
-        lines.append("campaign dates: " + ", ".join(f"{printable(c)} {d}" for c, d in
-                                                    info["campaign_dates"].itertuples(index=False)))
+        lines.append(
+            "campaign dates: "
+            + ", ".join(f"{printable(c)} {d}" for c, d in info["campaign_dates"].itertuples(index=False))
+        )
     lines.append(f"human judgments: {info['human_judgments']}")
     if info["system_human_scores"]:
         lines.append(f"system-level human scores: {info['system_human_scores']}")
     lines.append(f"manual rules: {info['manual_rules']}")
     lines.append(f"parse cache: {info['parsed_texts']} texts")
     if info["chunked"] is not None:
-        lines.append(f"long outputs: {info['chunked']} sentences parsed in chunks "
-                     "(sentence_scores.processing_status = 'chunked')")
+        lines.append(
+            f"long outputs: {info['chunked']} sentences parsed in chunks "
+            "(sentence_scores.processing_status = 'chunked')"
+        )
     if info["rule_parsers"]:
-        lines.append("rule scores (L'AMBRE) parsed by: " + ", ".join(
-            f"{printable(p)} ({n} run{'s' if n != 1 else ''})" for p, n in info["rule_parsers"])
-            + "; they are only as good as that parser (docs/lambre.md)")
+        lines.append(
+            "rule scores (L'AMBRE) parsed by: "
+            + ", ".join(f"{printable(p)} ({n} run{'s' if n != 1 else ''})" for p, n in info["rule_parsers"])
+            + "; they are only as good as that parser (docs/lambre.md)"
+        )
     lines += _build_lines(info)
     return "\n".join(lines) + "\n"
 
@@ -177,22 +229,32 @@ def _build_lines(info):
     dbt_vars = json.loads(last["dbt_vars"])
     models = dbt_vars.get("stanza_processors") or {}
     # The vars a user set to something else than the default (a build passes dbt every var).
-    user_vars = {v.name: dbt_vars[v.name] for v in build_vars.user_vars()
-                 if v.name in dbt_vars and dbt_vars[v.name] != v.default}
+    user_vars = {
+        v.name: dbt_vars[v.name] for v in build_vars.user_vars() if v.name in dbt_vars and dbt_vars[v.name] != v.default
+    }
     lines = [
         f"last build: {_when(last['started_at'])}, {last['seconds']:.1f} s, "
         f"{'full' if last.get('full_refresh', True) else 'incremental (changed runs only)'}, "
         f"processor {last['processor']}, {last['models']} models and {last['tests']} tests",
-        "  stanza models: " + (", ".join(f"{lang} {pid}" for lang, pid in sorted(models.items()))
-                               or "none (no output was parsed by stanza)"),
-        f"  versions: srlens {last['srlens_version']}, dbt-core {last['dbt_version']}, "
-        f"duckdb {last['duckdb_version']}",
-        "  signature: " + (last.get("signature") if isinstance(last.get("signature"), str)
-                           else "not recorded (built before srlens recorded signatures)"),
+        "  stanza models: "
+        + (
+            ", ".join(f"{lang} {pid}" for lang, pid in sorted(models.items()))
+            or "none (no output was parsed by stanza)"
+        ),
+        f"  versions: srlens {last['srlens_version']}, dbt-core {last['dbt_version']}, duckdb {last['duckdb_version']}",
+        "  signature: "
+        + (
+            last.get("signature")
+            if isinstance(last.get("signature"), str)
+            else "not recorded (built before srlens recorded signatures)"
+        ),
     ]
     if user_vars:
         lines.append("  vars: " + ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(user_vars.items())))
     loads = info["loads_since_build"]
-    lines.append(f"  stale: {loads} load{'s' if loads != 1 else ''} since the last build; run srlens build"
-                 if loads else "  up to date: nothing loaded since the last build")
+    lines.append(
+        f"  stale: {loads} load{'s' if loads != 1 else ''} since the last build; run srlens build"
+        if loads
+        else "  up to date: nothing loaded since the last build"
+    )
     return lines

@@ -32,12 +32,12 @@ class SuggestError(ValueError):
 
 @dataclass(frozen=True)
 class Target:
-    kind: str          # 'relation' or 'subtree'
-    key: str           # base relation, or subtree as written in suspicious_subtrees
-    score: float       # the run's DEA of the relation, or the subtree's suspicion S(f)
-    support: int       # the relation's edges, or C(f), in the run's corpus
-    in_treebank: int = 0      # instances in the treebank
-    in_selection: int = 0     # instances in the chosen sentences
+    kind: str  # 'relation' or 'subtree'
+    key: str  # base relation, or subtree as written in suspicious_subtrees
+    score: float  # the run's DEA of the relation, or the subtree's suspicion S(f)
+    support: int  # the relation's edges, or C(f), in the run's corpus
+    in_treebank: int = 0  # instances in the treebank
+    in_selection: int = 0  # instances in the chosen sentences
 
 
 @dataclass(frozen=True)
@@ -46,32 +46,38 @@ class Suggestion:
     run_dea: float
     treebank: str
     view: str
-    requested: int     # --sentences
-    targets: tuple     # Target, relations first
-    sent_ids: tuple    # chosen, richest first
-    richness: tuple    # of each chosen sentence
-    candidates: int    # treebank sentences with richness > 0
+    requested: int  # --sentences
+    targets: tuple  # Target, relations first
+    sent_ids: tuple  # chosen, richest first
+    richness: tuple  # of each chosen sentence
+    candidates: int  # treebank sentences with richness > 0
     same_corpus: bool  # the treebank is the corpus the run was scored on
 
 
 def weakest_relations(con, submission_id, count, min_edges):
-    rows = con.execute("""
+    rows = con.execute(
+        """
         select d.relation, d.dea, d.edges
         from dea_by_relation d
         join submission_scores s using (submission_id)
         where d.submission_id = $id and d.edges >= $min_edges and d.dea < s.dea
         order by d.dea, d.edges desc, d.relation
-        limit $count""", {"id": submission_id, "min_edges": min_edges, "count": count}).fetchall()
+        limit $count""",
+        {"id": submission_id, "min_edges": min_edges, "count": count},
+    ).fetchall()
     return [Target("relation", relation, dea, edges) for relation, dea, edges in rows]
 
 
 def suspicious_subtrees(con, submission_id, count, view):
-    rows = con.execute("""
+    rows = con.execute(
+        """
         select subtree, suspicion, c_f
         from suspicious_subtrees
         where submission_id = $id and view = $view and is_suspicious
         order by suspicion desc, c_f desc, subtree
-        limit $count""", {"id": submission_id, "view": view, "count": count}).fetchall()
+        limit $count""",
+        {"id": submission_id, "view": view, "count": count},
+    ).fetchall()
     return [Target("subtree", subtree, suspicion, c_f) for subtree, suspicion, c_f in rows]
 
 
@@ -89,7 +95,9 @@ with hits as (
 )
 """
 
-RICHEST_SQL = HITS_SQL + """,
+RICHEST_SQL = (
+    HITS_SQL
+    + """,
 richness as (select sent_idx, sum(n) as richness from hits group by sent_idx)
 select r.sent_idx, r.richness, count(w.pos) as words
 from richness r
@@ -97,12 +105,16 @@ left join intermediate.int_analysis_words w on w.corpus = $corpus and w.sent_idx
 group by all
 order by r.richness desc, words, r.sent_idx
 """
+)
 
-COUNTS_SQL = HITS_SQL + """
+COUNTS_SQL = (
+    HITS_SQL
+    + """
 select kind, key, sum(n) as in_treebank, sum(n) filter (where list_contains($chosen, sent_idx)) as in_selection
 from hits
 group by all
 """
+)
 
 BLOCKS_SQL = """
 select s.sent_idx, s.sent_id, s.comments,
@@ -116,16 +128,22 @@ group by all
 
 
 def _check_arguments(con, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges):
-    for name, value, low in (("--sentences", sentences, 1), ("--relations", relations, 0),
-                             ("--subtrees", subtrees, 0), ("--min-edges", min_edges, 1)):
+    for name, value, low in (
+        ("--sentences", sentences, 1),
+        ("--relations", relations, 0),
+        ("--subtrees", subtrees, 0),
+        ("--min-edges", min_edges, 1),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise SuggestError(f"{name} takes a whole number, {low} or more, got {value!r}")
     if view not in VIEWS:
         raise SuggestError(f"--view takes one of {', '.join(VIEWS)}, got {view!r}")
     if not relations and not subtrees:
         raise SuggestError("--relations 0 and --subtrees 0: nothing to target")
-    marts = {r[0] for r in con.execute("select table_name from information_schema.tables "
-                                       "where table_schema = 'main'").fetchall()}
+    marts = {
+        r[0]
+        for r in con.execute("select table_name from information_schema.tables where table_schema = 'main'").fetchall()
+    }
     if not {"submission_scores", "dea_by_relation", "suspicious_subtrees"} <= marts:
         raise SuggestError("the warehouse is not built yet: run srlens build")
     row = con.execute("select dea from submission_scores where submission_id = $id", {"id": submission_id}).fetchone()
@@ -133,14 +151,20 @@ def _check_arguments(con, submission_id, treebank, sentences, out, relations, su
         runs = [r[0] for r in con.execute("select submission_id from submission_scores order by 1").fetchall()]
         close = difflib.get_close_matches(submission_id, runs, n=1)
         hint = f"did you mean {close[0]}? " if close else ""
-        raise SuggestError(f"--submission {submission_id}: no such run in the built warehouse; {hint}"
-                           "the runs are the submission_id column of submission_scores")
+        raise SuggestError(
+            f"--submission {submission_id}: no such run in the built warehouse; {hint}"
+            "the runs are the submission_id column of submission_scores"
+        )
     if row[0] is None:
         raise SuggestError(f"--submission {submission_id}: the run has no DEA (no reference edge): nothing to target")
     if con.execute("select count(*) from raw.sentences where corpus = $c", {"c": treebank}).fetchone()[0] == 0:
         raise SuggestError(f"--treebank {treebank}: no such corpus is loaded (srlens load-treebank FILE --corpus NAME)")
-    if con.execute("select count(*) from intermediate.int_analysis_words where corpus = $c",
-                   {"c": treebank}).fetchone()[0] == 0:
+    if (
+        con.execute(
+            "select count(*) from intermediate.int_analysis_words where corpus = $c", {"c": treebank}
+        ).fetchone()[0]
+        == 0
+    ):
         raise SuggestError(f"--treebank {treebank}: loaded but not built yet (run srlens build), or it has no word")
     out = Path(out)
     if out.is_dir():
@@ -150,41 +174,62 @@ def _check_arguments(con, submission_id, treebank, sentences, out, relations, su
     return row[0]
 
 
-def suggest(warehouse, submission_id, treebank, sentences, out, relations=5, subtrees=5, view="dep",
-            min_edges=5):
+def suggest(warehouse, submission_id, treebank, sentences, out, relations=5, subtrees=5, view="dep", min_edges=5):
     """Choose the richest sentences and write them to `out` (CoNLL-U); returns a Suggestion."""
     con = sandbox.connect(warehouse)
     try:
-        run_dea = _check_arguments(con, submission_id, treebank, sentences, out, relations, subtrees, view,
-                                   min_edges)
-        targets = (weakest_relations(con, submission_id, relations, min_edges)
-                   + suspicious_subtrees(con, submission_id, subtrees, view))
+        run_dea = _check_arguments(con, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges)
+        targets = weakest_relations(con, submission_id, relations, min_edges) + suspicious_subtrees(
+            con, submission_id, subtrees, view
+        )
         if not targets:
-            raise SuggestError(f"--submission {submission_id}: no relation with {min_edges} or more edges below "
-                               f"its DEA and no suspicious {view} subtree: nothing to target")
-        params = {"corpus": treebank, "view": view,
-                  "relations": [t.key for t in targets if t.kind == "relation"] or [""],
-                  "subtrees": [t.key for t in targets if t.kind == "subtree"] or [""]}
+            raise SuggestError(
+                f"--submission {submission_id}: no relation with {min_edges} or more edges below "
+                f"its DEA and no suspicious {view} subtree: nothing to target"
+            )
+        params = {
+            "corpus": treebank,
+            "view": view,
+            "relations": [t.key for t in targets if t.kind == "relation"] or [""],
+            "subtrees": [t.key for t in targets if t.kind == "subtree"] or [""],
+        }
         ranked = con.execute(RICHEST_SQL, params).fetchall()
         chosen = ranked[:sentences]
         chosen_idx = [idx for idx, _, _ in chosen]
-        counts = {(kind, key): (in_treebank, in_selection or 0) for kind, key, in_treebank, in_selection
-                  in con.execute(COUNTS_SQL, {**params, "chosen": chosen_idx}).fetchall()}
-        blocks = {idx: (sent_id, comments, lines) for idx, sent_id, comments, lines
-                  in con.execute(BLOCKS_SQL, {"corpus": treebank, "chosen": chosen_idx}).fetchall()}
-        corpus = con.execute("select corpus from submission_scores where submission_id = $id",
-                             {"id": submission_id}).fetchone()[0]
+        counts = {
+            (kind, key): (in_treebank, in_selection or 0)
+            for kind, key, in_treebank, in_selection in con.execute(
+                COUNTS_SQL, {**params, "chosen": chosen_idx}
+            ).fetchall()
+        }
+        blocks = {
+            idx: (sent_id, comments, lines)
+            for idx, sent_id, comments, lines in con.execute(
+                BLOCKS_SQL, {"corpus": treebank, "chosen": chosen_idx}
+            ).fetchall()
+        }
+        corpus = con.execute(
+            "select corpus from submission_scores where submission_id = $id", {"id": submission_id}
+        ).fetchone()[0]
     finally:
         con.close()
     if not chosen:
-        raise SuggestError(f"no sentence of {treebank} holds one of the {len(targets)} targets of "
-                           f"{submission_id}: nothing written")
+        raise SuggestError(
+            f"no sentence of {treebank} holds one of the {len(targets)} targets of {submission_id}: nothing written"
+        )
     write_blocks(out, [blocks[idx][1:] for idx in chosen_idx])
     return Suggestion(
-        submission_id, run_dea, treebank, view, sentences,
+        submission_id,
+        run_dea,
+        treebank,
+        view,
+        sentences,
         tuple(Target(t.kind, t.key, t.score, t.support, *counts.get((t.kind, t.key), (0, 0))) for t in targets),
-        tuple(blocks[idx][0] for idx in chosen_idx), tuple(r for _, r, _ in chosen), len(ranked),
-        corpus == treebank)
+        tuple(blocks[idx][0] for idx in chosen_idx),
+        tuple(r for _, r, _ in chosen),
+        len(ranked),
+        corpus == treebank,
+    )
 
 
 def write_blocks(out, blocks):
@@ -200,17 +245,26 @@ def write_blocks(out, blocks):
 def report(s, out):
     """What was targeted and written, as printed by the command: a list of lines."""
     relations = sum(t.kind == "relation" for t in s.targets)
-    lines = [f"run {s.submission_id} (DEA {s.run_dea:.3f}): {relations} weakest relations, "
-             f"{len(s.targets) - relations} most suspicious {s.view} subtrees"]
+    lines = [
+        f"run {s.submission_id} (DEA {s.run_dea:.3f}): {relations} weakest relations, "
+        f"{len(s.targets) - relations} most suspicious {s.view} subtrees"
+    ]
     width = max(len(t.key) for t in s.targets)
     for t in s.targets:
-        what = (f"DEA {t.score:.3f} on {t.support} edges" if t.kind == "relation"
-                else f"suspicion {t.score:.3f} in {t.support} sentences")
-        lines.append(f"  {t.kind:<8} {t.key:<{width}}  {what}; instances chosen {t.in_selection} "
-                     f"of {t.in_treebank} in {s.treebank}")
+        what = (
+            f"DEA {t.score:.3f} on {t.support} edges"
+            if t.kind == "relation"
+            else f"suspicion {t.score:.3f} in {t.support} sentences"
+        )
+        lines.append(
+            f"  {t.kind:<8} {t.key:<{width}}  {what}; instances chosen {t.in_selection} "
+            f"of {t.in_treebank} in {s.treebank}"
+        )
     short = f" (only {s.candidates} sentences hold a target)" if s.candidates < s.requested else ""
-    lines.append(f"wrote {len(s.sent_ids)} sentences of {s.treebank} to {out}{short}: "
-                 f"{sum(s.richness)} target instances, {min(s.richness)} to {max(s.richness)} per sentence")
+    lines.append(
+        f"wrote {len(s.sent_ids)} sentences of {s.treebank} to {out}{short}: "
+        f"{sum(s.richness)} target instances, {min(s.richness)} to {max(s.richness)} per sentence"
+    )
     if s.same_corpus:
         lines.append(f"note: {s.treebank} is the corpus the run was scored on (its test sentences)")
     return lines

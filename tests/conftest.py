@@ -6,9 +6,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from srlens.loaders.load import load_treebank
 from srlens.build import build
 from srlens.demo import load_demo
+from srlens.loaders.load import load_treebank
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SRLENS_SHARED_DIR", REPO.parent / "shared"))
@@ -40,8 +40,12 @@ def table_snapshot(warehouse):
     """Every raw table's full content, to show that a failed load changed nothing."""
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        tables = [r[0] for r in con.execute(
-            "select table_name from information_schema.tables where table_schema = 'raw' order by 1").fetchall()]
+        tables = [
+            r[0]
+            for r in con.execute(
+                "select table_name from information_schema.tables where table_schema = 'raw' order by 1"
+            ).fetchall()
+        ]
         return {t: sorted(con.execute(f"select * from raw.{t}").fetchall(), key=repr) for t in tables}
     finally:
         con.close()

@@ -4,8 +4,7 @@ errors injected at a known rate, as runs of a machine-translation system would c
 import random
 
 # Flipping one value of a feature: a value the head does not have afterwards.
-FLIPS = {"Number": {"Sing": "Plur", "Plur": "Sing"},
-         "Gender": {"Masc": "Fem", "Fem": "Masc", "Neut": "Masc"}}
+FLIPS = {"Number": {"Sing": "Plur", "Plur": "Sing"}, "Gender": {"Masc": "Fem", "Fem": "Masc", "Neut": "Masc"}}
 # Dependents that must agree with their nominal head in these languages (fr, de, ru).
 AGREEING = {"det", "amod"}
 

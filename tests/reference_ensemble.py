@@ -93,8 +93,7 @@ def select(trees, runs, tuning_runs=None, excluded=()):
                             s += weight * value
                         expected = s / sum(weight for weight, _ in terms)
             expected_of[run.submission_id] = expected
-            ranked.append((expected is None, -(expected or 0.0), learned is None, -(learned or 0.0),
-                           run.submission_id))
+            ranked.append((expected is None, -(expected or 0.0), learned is None, -(learned or 0.0), run.submission_id))
         choices[idx] = (min(ranked)[-1], expected_of)
 
     by_id = {r.submission_id: r for r in candidates}
@@ -106,12 +105,15 @@ def select(trees, runs, tuning_runs=None, excluded=()):
     for run in candidates:
         matched = sum(run.scores[idx][0] for idx in choices if idx in run.outputs)
         per_run[run.submission_id] = {
-            "team": run.team, "run": run.run,
+            "team": run.team,
+            "run": run.run,
             "learned_from": teachers[run.submission_id].submission_id if teachers[run.submission_id] else None,
             "ensemble_sentences": len(choices),
             "realized": sum(1 for idx in choices if idx in run.outputs),
             "chosen": sum(1 for sid, _ in choices.values() if sid == run.submission_id),
-            "edges": edges, "matched": matched, "dea": matched / edges if edges else None,
+            "edges": edges,
+            "matched": matched,
+            "dea": matched / edges if edges else None,
             "corpus_bleu": _bleu(trees, [(idx, run.outputs.get(idx, [])) for idx in choices]),
         }
     best = min(per_run, key=lambda sid: (per_run[sid]["dea"] is None, -(per_run[sid]["dea"] or 0.0), sid))

@@ -52,8 +52,8 @@ that precede their head, ``right`` those that follow it.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Optional
 
 import conllu
 import networkx as nx
@@ -89,6 +89,7 @@ def base_relation(deprel: str) -> str:
 # ---------------------------------------------------------------------------
 # Reading
 # ---------------------------------------------------------------------------
+
 
 def analysis_tree_from_tokenlist(tokenlist, sentence_index: int) -> AnalysisTree:
     """Build the analysis tree of one ``conllu.TokenList``."""
@@ -133,7 +134,7 @@ def analysis_tree_from_tokenlist(tokenlist, sentence_index: int) -> AnalysisTree
 def read_analysis_trees(path) -> list[AnalysisTree]:
     """Read a CoNLL-U file with ``conllu.parse_incr`` into analysis trees."""
     trees = []
-    with open(path, "r", encoding="utf-8") as handle:
+    with open(path, encoding="utf-8") as handle:
         for index, tokenlist in enumerate(conllu.parse_incr(handle), start=1):
             trees.append(analysis_tree_from_tokenlist(tokenlist, index))
     return trees
@@ -142,8 +143,7 @@ def read_analysis_trees(path) -> list[AnalysisTree]:
 def parse_analysis_trees(text: str) -> list[AnalysisTree]:
     """Same as :func:`read_analysis_trees`, from a CoNLL-U string (for tests)."""
     return [
-        analysis_tree_from_tokenlist(tokenlist, index)
-        for index, tokenlist in enumerate(conllu.parse(text), start=1)
+        analysis_tree_from_tokenlist(tokenlist, index) for index, tokenlist in enumerate(conllu.parse(text), start=1)
     ]
 
 
@@ -151,13 +151,10 @@ def parse_analysis_trees(text: str) -> list[AnalysisTree]:
 # Per-sentence metrics
 # ---------------------------------------------------------------------------
 
+
 def edges(tree: AnalysisTree) -> list[tuple[int, int]]:
     """Non-root edges as (head, dependent) analysis positions."""
-    return [
-        (head, dep)
-        for dep, head in enumerate(tree.heads, start=1)
-        if head != 0
-    ]
+    return [(head, dep) for dep, head in enumerate(tree.heads, start=1) if head != 0]
 
 
 def roots(tree: AnalysisTree) -> list[int]:
@@ -274,6 +271,7 @@ def sentence_metrics(tree: AnalysisTree) -> dict:
 # Relation entropy
 # ---------------------------------------------------------------------------
 
+
 def binary_entropy(left: int, right: int) -> float:
     """-p(L) log2 p(L) - p(R) log2 p(R), with 0 log 0 = 0."""
     total = left + right
@@ -298,10 +296,7 @@ def relation_entropy(trees: Iterable[AnalysisTree]) -> dict[str, tuple[int, int,
                 left_right[0] += 1
             else:
                 left_right[1] += 1
-    return {
-        rel: (left, right, binary_entropy(left, right))
-        for rel, (left, right) in sorted(counts.items())
-    }
+    return {rel: (left, right, binary_entropy(left, right)) for rel, (left, right) in sorted(counts.items())}
 
 
 def summarize(trees: list[AnalysisTree]) -> dict:
@@ -330,7 +325,7 @@ def summarize(trees: list[AnalysisTree]) -> dict:
 def punct_root_sentences(path) -> list[str]:
     """sent_ids (or indexes) of sentences whose root word has DEPREL punct."""
     found = []
-    with open(path, "r", encoding="utf-8") as handle:
+    with open(path, encoding="utf-8") as handle:
         for index, tokenlist in enumerate(conllu.parse_incr(handle), start=1):
             for tok in tokenlist:
                 if isinstance(tok["id"], int) and tok["head"] == 0 and tok["deprel"] == PUNCT:

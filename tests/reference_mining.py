@@ -35,8 +35,7 @@ def labels(tree, view):
     for lemma, upos, deprel in zip(tree.lemmas, tree.upos, tree.deprels):
         dep = base_relation(deprel) if deprel else "_"
         tag = upos or "_"
-        out.append({"dep": dep, "pos": tag, "pos_dep": f"{tag}~{dep}",
-                    "lemma": lemma.lower() if lemma else "_"}[view])
+        out.append({"dep": dep, "pos": tag, "pos_dep": f"{tag}~{dep}", "lemma": lemma.lower() if lemma else "_"}[view])
     return out
 
 
@@ -59,6 +58,7 @@ def connected_subsets(tree):
 
 def canonical(tree, words, top, label):
     """(string, positions in written order) of the subtree on `words` rooted at `top`."""
+
     def write(word):
         children = [write(c) for c in words if tree.heads[c - 1] == word]
         children.sort(key=lambda cp: (cp[0], cp[1][0]))
@@ -66,6 +66,7 @@ def canonical(tree, words, top, label):
             return label[word - 1], [word]
         text = label[word - 1] + " (" + " ".join(c[0] for c in children) + ")"
         return text, [word] + [p for c in children for p in c[1]]
+
     text, positions = write(top)
     return "(" + text + ")", positions
 
@@ -116,7 +117,10 @@ def mine_submission(scores, forms_of, q=0.25, min_support=2):
         c_not_f = n - count
         c_not_f_pass = (n - n_fail) - c_f_pass[form]  # the PASS sentences, less those with f
         rows[form] = {
-            "c_f": count, "c_f_fail": c_f_fail[form], "c_not_f": c_not_f, "c_not_f_pass": c_not_f_pass,
+            "c_f": count,
+            "c_f_fail": c_f_fail[form],
+            "c_not_f": c_not_f,
+            "c_not_f_pass": c_not_f_pass,
             "suspicion": suspicion(count, c_f_fail[form], c_not_f, c_not_f_pass),
             "is_suspicious": count >= min_support and Fraction(c_f_fail[form], count) > Fraction(n_fail, n),
         }
@@ -128,10 +132,11 @@ def summarize(mined, submissions, min_support=2):
     team, campaign)} of every submission taking part. Returns {(scope, scope_value, view, subtree):
     dict(submissions, suspicious_in, submissions_in_scope, coverage_pct, mean_suspicion)} for
     the subtrees with C(f) >= min_support in at least one submission of the scope."""
+
     def scopes(sub):
         info = submissions[sub]
-        return [("all", "all"), ("corpus", info["corpus"]), ("team", info["team"]),
-                ("campaign", info["campaign"])]
+        return [("all", "all"), ("corpus", info["corpus"]), ("team", info["team"]), ("campaign", info["campaign"])]
+
     in_scope = defaultdict(int)
     for sub in submissions:
         for scope in scopes(sub):

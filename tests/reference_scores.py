@@ -17,9 +17,8 @@ def pretokenized(text, ref_forms):
     spaced = {tuple(form.lower().split()) for form in ref_forms if len(form.split()) > 1}
     tokens, i = [], 0
     while i < len(chunks):
-        n = next((len(parts) for parts in spaced
-                  if tuple(c.lower() for c in chunks[i:i + len(parts)]) == parts), 1)
-        tokens.append(" ".join(chunks[i:i + n]))
+        n = next((len(parts) for parts in spaced if tuple(c.lower() for c in chunks[i : i + len(parts)]) == parts), 1)
+        tokens.append(" ".join(chunks[i : i + n]))
         i += n
     return tokens
 

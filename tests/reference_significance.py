@@ -10,9 +10,18 @@ import numpy as np
 from srlens.udfs.bleu import bleu_from_stats
 
 BLEU_FIELDS = ("hyp_len", "ref_len", "m1", "m2", "m3", "m4", "t1", "t2", "t3", "t4")
-MEAN_SCORES = ("bleu", "dea", "simple_string_accuracy", "generation_string_accuracy", "simple_tree_accuracy",
-               "generation_tree_accuracy", "understandability_accuracy", "quality_accuracy", "reorder_accuracy",
-               "rule_score")
+MEAN_SCORES = (
+    "bleu",
+    "dea",
+    "simple_string_accuracy",
+    "generation_string_accuracy",
+    "simple_tree_accuracy",
+    "generation_tree_accuracy",
+    "understandability_accuracy",
+    "quality_accuracy",
+    "reorder_accuracy",
+    "rule_score",
+)
 METRICS = ("corpus_bleu", "dea") + tuple(f"{score}_mean" for score in MEAN_SCORES)
 
 
@@ -68,8 +77,16 @@ def paired_test(a, b, metric, samples=1000, trials=1000, seed=12345, alpha=0.05)
     if same_statistics(a, b, metric):
         p_value = p_value_ar = 1.0
     winner = ("a" if delta > 0 else "b" if delta < 0 else None) if p_value < alpha else None
-    return {"delta": delta, "ci_low": float(ci_low), "ci_high": float(ci_high), "p_value": p_value,
-            "p_value_ar": p_value_ar, "winner": winner, "bootstrap_samples": len(d), "ar_samples": len(d_ar)}
+    return {
+        "delta": delta,
+        "ci_low": float(ci_low),
+        "ci_high": float(ci_high),
+        "p_value": p_value,
+        "p_value_ar": p_value_ar,
+        "winner": winner,
+        "bootstrap_samples": len(d),
+        "ar_samples": len(d_ar),
+    }
 
 
 def interval(sentences, metric, samples=1000, seed=12345):

@@ -59,9 +59,13 @@ def perturbed_run(treebank):
 
 def mart_rows(con):
     """{mart: (column names, rows in a canonical order)} for every table of the main schema."""
-    marts = [name for (name,) in con.execute(
-        "select table_name from information_schema.tables where table_schema = 'main' "
-        "and table_type = 'BASE TABLE' order by 1").fetchall()]
+    marts = [
+        name
+        for (name,) in con.execute(
+            "select table_name from information_schema.tables where table_schema = 'main' "
+            "and table_type = 'BASE TABLE' order by 1"
+        ).fetchall()
+    ]
     out = {}
     for mart in marts:
         cursor = con.execute(f'select * from main."{mart}"')
@@ -80,8 +84,7 @@ def _canonical(value):
 
 def _sort_key(row):
     # Floats rounded so that last-bit noise cannot reorder rows; None sorts first.
-    return tuple((0, "") if v is None else (1, f"{v:.9g}") if isinstance(v, float) else (1, str(v))
-                 for v in row)
+    return tuple((0, "") if v is None else (1, f"{v:.9g}") if isinstance(v, float) else (1, str(v)) for v in row)
 
 
 def write_snapshot(warehouse, directory=SNAPSHOT_DIR):
@@ -126,8 +129,10 @@ def read_snapshot(directory=SNAPSHOT_DIR):
         with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:
             reader = csv.reader(handle)
             columns = next(reader)
-            out[path.name.removesuffix(".csv.gz")] = (columns, [
-                tuple(None if v == r"\N" else v for v in row) for row in reader])
+            out[path.name.removesuffix(".csv.gz")] = (
+                columns,
+                [tuple(None if v == r"\N" else v for v in row) for row in reader],
+            )
     return out
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from functools import lru_cache
+from functools import cache
 
 import duckdb
 import pyarrow as pa
@@ -72,13 +72,21 @@ def test_spec_example_accuracies():
     res = sentence_accuracies(SPEC_REF, SPEC_HEADS, SPEC_OUT)
     check(
         res,
-        string_ins=2, string_del=2, string_sub=1, string_moves=1,
+        string_ins=2,
+        string_del=2,
+        string_sub=1,
+        string_moves=1,
         simple_string_accuracy=1 - 5 / 9,
         generation_string_accuracy=1 - 4 / 9,
-        tree_ins=3, tree_del=3, tree_sub=0, tree_moves=3,
+        tree_ins=3,
+        tree_del=3,
+        tree_sub=0,
+        tree_moves=3,
         simple_tree_accuracy=1 / 3,
         generation_tree_accuracy=2 / 3,
-        reorder_correct=1, reorder_total=3, reorder_accuracy=1 / 3,
+        reorder_correct=1,
+        reorder_total=3,
+        reorder_accuracy=1 / 3,
         understandability_accuracy=U(1 / 3, 0),
         quality_accuracy=Q(1 / 3, 0),
     )
@@ -100,8 +108,19 @@ def test_identical_output_is_perfect():
     res = sentence_accuracies(SPEC_REF, SPEC_HEADS, [w.upper() for w in SPEC_REF])  # case-insensitive
     for key in ACCURACY_FIELDS:
         assert res[key] == approx(1.0, abs=1e-12), key
-    check(res, string_ins=0, string_del=0, string_sub=0, string_moves=0,
-          tree_ins=0, tree_del=0, tree_sub=0, tree_moves=0, reorder_correct=3, reorder_total=3)
+    check(
+        res,
+        string_ins=0,
+        string_del=0,
+        string_sub=0,
+        string_moves=0,
+        tree_ins=0,
+        tree_del=0,
+        tree_sub=0,
+        tree_moves=0,
+        reorder_correct=3,
+        reorder_total=3,
+    )
 
 
 def test_reversed_output():
@@ -113,12 +132,23 @@ def test_reversed_output():
     res = sentence_accuracies(DOG, DOG_HEADS, ["bark", "dog", "the"])
     check(
         res,
-        string_ins=0, string_del=0, string_sub=2, string_moves=0,
-        simple_string_accuracy=1 / 3, generation_string_accuracy=1 / 3,
-        tree_ins=2, tree_del=2, tree_sub=0, tree_moves=2,
-        simple_tree_accuracy=-1 / 3, generation_tree_accuracy=1 / 3,
-        reorder_correct=0, reorder_total=2, reorder_accuracy=0.0,
-        understandability_accuracy=U(-1 / 3, 0), quality_accuracy=Q(-1 / 3, 0),
+        string_ins=0,
+        string_del=0,
+        string_sub=2,
+        string_moves=0,
+        simple_string_accuracy=1 / 3,
+        generation_string_accuracy=1 / 3,
+        tree_ins=2,
+        tree_del=2,
+        tree_sub=0,
+        tree_moves=2,
+        simple_tree_accuracy=-1 / 3,
+        generation_tree_accuracy=1 / 3,
+        reorder_correct=0,
+        reorder_total=2,
+        reorder_accuracy=0.0,
+        understandability_accuracy=U(-1 / 3, 0),
+        quality_accuracy=Q(-1 / 3, 0),
     )
 
 
@@ -128,11 +158,21 @@ def test_missing_word():
     res = sentence_accuracies(DOG, DOG_HEADS, ["dog", "bark"])
     check(
         res,
-        string_ins=0, string_del=1, string_sub=0, string_moves=0,
-        simple_string_accuracy=2 / 3, generation_string_accuracy=2 / 3,
-        tree_ins=0, tree_del=1, tree_sub=0, tree_moves=0,
-        simple_tree_accuracy=2 / 3, generation_tree_accuracy=2 / 3,
-        reorder_correct=1, reorder_total=2, reorder_accuracy=0.5,
+        string_ins=0,
+        string_del=1,
+        string_sub=0,
+        string_moves=0,
+        simple_string_accuracy=2 / 3,
+        generation_string_accuracy=2 / 3,
+        tree_ins=0,
+        tree_del=1,
+        tree_sub=0,
+        tree_moves=0,
+        simple_tree_accuracy=2 / 3,
+        generation_tree_accuracy=2 / 3,
+        reorder_correct=1,
+        reorder_total=2,
+        reorder_accuracy=0.5,
     )
 
 
@@ -142,12 +182,23 @@ def test_extra_word():
     res = sentence_accuracies(DOG, DOG_HEADS, ["the", "big", "dog", "bark"])
     check(
         res,
-        string_ins=1, string_del=0, string_sub=0, string_moves=0,
-        simple_string_accuracy=2 / 3, generation_string_accuracy=2 / 3,
-        tree_ins=0, tree_del=0, tree_sub=0, tree_moves=0,
-        simple_tree_accuracy=1.0, generation_tree_accuracy=1.0,
-        reorder_correct=2, reorder_total=2, reorder_accuracy=1.0,
-        understandability_accuracy=1.0, quality_accuracy=1.0,
+        string_ins=1,
+        string_del=0,
+        string_sub=0,
+        string_moves=0,
+        simple_string_accuracy=2 / 3,
+        generation_string_accuracy=2 / 3,
+        tree_ins=0,
+        tree_del=0,
+        tree_sub=0,
+        tree_moves=0,
+        simple_tree_accuracy=1.0,
+        generation_tree_accuracy=1.0,
+        reorder_correct=2,
+        reorder_total=2,
+        reorder_accuracy=1.0,
+        understandability_accuracy=1.0,
+        quality_accuracy=1.0,
     )
 
 
@@ -168,11 +219,21 @@ def test_repeated_lemmas_kth_occurrence():
     res = sentence_accuracies(ref, heads, ["The", "dog", "see", "the", "cat"])
     check(
         res,
-        string_ins=0, string_del=0, string_sub=2, string_moves=0,
-        simple_string_accuracy=0.6, generation_string_accuracy=0.6,
-        tree_ins=1, tree_del=1, tree_sub=2, tree_moves=1,
-        simple_tree_accuracy=0.2, generation_tree_accuracy=0.4,
-        reorder_correct=1, reorder_total=3, reorder_accuracy=1 / 3,
+        string_ins=0,
+        string_del=0,
+        string_sub=2,
+        string_moves=0,
+        simple_string_accuracy=0.6,
+        generation_string_accuracy=0.6,
+        tree_ins=1,
+        tree_del=1,
+        tree_sub=2,
+        tree_moves=1,
+        simple_tree_accuracy=0.2,
+        generation_tree_accuracy=0.4,
+        reorder_correct=1,
+        reorder_total=3,
+        reorder_accuracy=1 / 3,
         # U = (1.3147*0.2 - 0.1039*2 - 0.4458)/0.8689 = -0.39066/0.8689
         # Q = (1.0192*0.2 - 0.0869*2 - 0.3553)/0.6639 = -0.32526/0.6639
         understandability_accuracy=-0.39066 / 0.8689,
@@ -186,28 +247,59 @@ def test_empty_output():
     res = sentence_accuracies(DOG, DOG_HEADS, [])
     check(
         res,
-        string_ins=0, string_del=3, string_sub=0, string_moves=0,
-        simple_string_accuracy=0.0, generation_string_accuracy=0.0,
-        tree_ins=0, tree_del=4, tree_sub=0, tree_moves=0,
-        simple_tree_accuracy=-1 / 3, generation_tree_accuracy=-1 / 3,
-        reorder_correct=0, reorder_total=2, reorder_accuracy=0.0,
-        understandability_accuracy=U(-1 / 3, 0), quality_accuracy=Q(-1 / 3, 0),
+        string_ins=0,
+        string_del=3,
+        string_sub=0,
+        string_moves=0,
+        simple_string_accuracy=0.0,
+        generation_string_accuracy=0.0,
+        tree_ins=0,
+        tree_del=4,
+        tree_sub=0,
+        tree_moves=0,
+        simple_tree_accuracy=-1 / 3,
+        generation_tree_accuracy=-1 / 3,
+        reorder_correct=0,
+        reorder_total=2,
+        reorder_accuracy=0.0,
+        understandability_accuracy=U(-1 / 3, 0),
+        quality_accuracy=Q(-1 / 3, 0),
     )
 
 
 def test_one_word_reference():
     # No treelets: tree counts 0 -> STA = GTA = 1 whatever the output; reorder 0/0 -> None.
     same = sentence_accuracies(["rain"], [0], ["Rain"])
-    check(same, simple_string_accuracy=1.0, generation_string_accuracy=1.0,
-          simple_tree_accuracy=1.0, generation_tree_accuracy=1.0,
-          reorder_total=0, reorder_correct=0, reorder_accuracy=None)
+    check(
+        same,
+        simple_string_accuracy=1.0,
+        generation_string_accuracy=1.0,
+        simple_tree_accuracy=1.0,
+        generation_tree_accuracy=1.0,
+        reorder_total=0,
+        reorder_correct=0,
+        reorder_accuracy=None,
+    )
     other = sentence_accuracies(["rain"], [0], ["snow"])  # S=1 -> 0
-    check(other, string_sub=1, string_ins=0, string_del=0,
-          simple_string_accuracy=0.0, generation_string_accuracy=0.0,
-          simple_tree_accuracy=1.0, reorder_accuracy=None)
+    check(
+        other,
+        string_sub=1,
+        string_ins=0,
+        string_del=0,
+        simple_string_accuracy=0.0,
+        generation_string_accuracy=0.0,
+        simple_tree_accuracy=1.0,
+        reorder_accuracy=None,
+    )
     empty = sentence_accuracies(["rain"], [0], [])  # D=1 -> 0
-    check(empty, string_del=1, simple_string_accuracy=0.0, simple_tree_accuracy=1.0,
-          understandability_accuracy=1.0, quality_accuracy=1.0)
+    check(
+        empty,
+        string_del=1,
+        simple_string_accuracy=0.0,
+        simple_tree_accuracy=1.0,
+        understandability_accuracy=1.0,
+        quality_accuracy=1.0,
+    )
 
 
 def test_small_tree_two_treelets():
@@ -229,11 +321,21 @@ def test_small_tree_two_treelets():
     res = sentence_accuracies(ref, heads, ["bark", "loudly", "the", "old", "dog"])
     check(
         res,
-        string_ins=2, string_del=2, string_sub=0, string_moves=2,
-        simple_string_accuracy=0.2, generation_string_accuracy=0.6,
-        tree_ins=1, tree_del=1, tree_sub=0, tree_moves=1,
-        simple_tree_accuracy=0.6, generation_tree_accuracy=0.8,
-        reorder_correct=1, reorder_total=2, reorder_accuracy=0.5,
+        string_ins=2,
+        string_del=2,
+        string_sub=0,
+        string_moves=2,
+        simple_string_accuracy=0.2,
+        generation_string_accuracy=0.6,
+        tree_ins=1,
+        tree_del=1,
+        tree_sub=0,
+        tree_moves=1,
+        simple_tree_accuracy=0.6,
+        generation_tree_accuracy=0.8,
+        reorder_correct=1,
+        reorder_total=2,
+        reorder_accuracy=0.5,
         understandability_accuracy=0.34302 / 0.8689,
         quality_accuracy=0.25622 / 0.6639,
     )
@@ -255,8 +357,17 @@ def test_null_and_empty_reference():
     res = sentence_accuracies([], [], ["a", "b"])
     for key in ACCURACY_FIELDS:
         assert res[key] is None, key
-    check(res, string_ins=2, string_del=0, string_sub=0, string_moves=0,
-          tree_ins=0, tree_del=0, reorder_total=0, reorder_correct=0)
+    check(
+        res,
+        string_ins=2,
+        string_del=0,
+        string_sub=0,
+        string_moves=0,
+        tree_ins=0,
+        tree_del=0,
+        reorder_total=0,
+        reorder_correct=0,
+    )
 
 
 @pytest.mark.parametrize("heads", [[2, 3], [2, 3, 4], [1, 3, 0], [2, None, 0]])
@@ -268,6 +379,7 @@ def test_malformed_tree_rejected(heads):
 # --------------------------------------------------------------------------
 # Independent checks on random pairs
 # --------------------------------------------------------------------------
+
 
 def naive_levenshtein(a, b):
     # two-row textbook DP, unit costs
@@ -284,7 +396,7 @@ def best_cost_then_matches(a, b):
     """(min cost, max matches among min-cost alignments) by plain recursion."""
     a, b = tuple(a), tuple(b)
 
-    @lru_cache(maxsize=None)
+    @cache
     def go(i, j):
         if i == len(a):
             return (len(b) - j, 0)
@@ -415,6 +527,7 @@ def test_random_pairs_against_naive_implementations():
 # SQL
 # --------------------------------------------------------------------------
 
+
 @pytest.fixture
 def con():
     c = duckdb.connect(":memory:")
@@ -424,12 +537,8 @@ def con():
 
 
 def test_sql_struct_type(con):
-    (typ,) = con.execute(
-        "SELECT typeof(srlens_accuracies(['a'], [0], ['a']))"
-    ).fetchone()
-    expected = ", ".join(
-        [f"{k} DOUBLE" for k in ACCURACY_FIELDS] + [f"{k} INTEGER" for k in COUNT_FIELDS]
-    )
+    (typ,) = con.execute("SELECT typeof(srlens_accuracies(['a'], [0], ['a']))").fetchone()
+    expected = ", ".join([f"{k} DOUBLE" for k in ACCURACY_FIELDS] + [f"{k} INTEGER" for k in COUNT_FIELDS])
     assert typ == f"STRUCT({expected})"
 
 
@@ -452,9 +561,7 @@ def test_sql_matches_python(con):
         }
     )
     con.register("pairs", pairs)
-    got = con.execute(
-        "SELECT id, srlens_accuracies(ref, heads, out) FROM pairs ORDER BY id"
-    ).fetchall()
+    got = con.execute("SELECT id, srlens_accuracies(ref, heads, out) FROM pairs ORDER BY id").fetchall()
     assert len(got) == len(rows)
     for (rid, struct), (_, ref, heads, out) in zip(got, rows):
         expected = sentence_accuracies(ref, heads, out)
@@ -485,9 +592,7 @@ def test_sql_null_in_null_out(con):
         """
     ).fetchall()
     assert [x for (x,) in got] == [True, True, True, False]
-    (sa,) = con.execute(
-        "SELECT srlens_accuracies(['a','b'], [2, 0], ['b','a']).simple_string_accuracy"
-    ).fetchone()
+    (sa,) = con.execute("SELECT srlens_accuracies(['a','b'], [2, 0], ['b','a']).simple_string_accuracy").fetchone()
     assert sa == approx(0.0)  # a b / b a: I=1 D=1 -> 1 - 2/2
 
 
@@ -537,7 +642,7 @@ def test_the_compiled_distance_and_the_band_choose_the_same_alignment_as_the_pla
     # ties between alignments change which tokens move.
     rng = random.Random(11)
     for _ in range(20000):
-        ref = [rng.choice("abc"[:rng.randint(1, 3)]) for _ in range(rng.randint(0, 10))]
+        ref = [rng.choice("abc"[: rng.randint(1, 3)]) for _ in range(rng.randint(0, 10))]
         kind = rng.random()
         if kind < 0.3:
             out = rng.sample(ref, len(ref))
@@ -554,8 +659,10 @@ def test_the_compiled_distance_and_the_band_choose_the_same_alignment_as_the_pla
 def test_sql_edit_counts(con):
     # 1 2 3 -> 3 1 2: cost 2 keeping two matches (3 deleted at the end, inserted at the front:
     # one move) beats three substitutions; an empty reference; equal lists; NULL in, NULL out.
-    rows = con.execute("SELECT srlens_edit_counts(r, o) FROM (VALUES ([1, 2, 3], [3, 1, 2]), ([], [7]), "
-                       "([1, 2], [1, 2]), (NULL, [1])) t(r, o)").fetchall()
+    rows = con.execute(
+        "SELECT srlens_edit_counts(r, o) FROM (VALUES ([1, 2, 3], [3, 1, 2]), ([], [7]), "
+        "([1, 2], [1, 2]), (NULL, [1])) t(r, o)"
+    ).fetchall()
     assert [r[0] for r in rows] == [
         {"ins": 1, "del": 1, "sub": 0, "moves": 1},
         {"ins": 1, "del": 0, "sub": 0, "moves": 0},

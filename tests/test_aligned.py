@@ -25,8 +25,10 @@ from tests.reference_metrics import read_analysis_trees
 from tests.reference_scores import aligned_lemmas, dea, reference_words
 
 SMOOTH = SmoothingFunction().method2
-TREEBANKS = {lang: SHARED / "ud" / name / f"{name}-ud-test.conllu"
-             for lang, name in (("en", "en_ewt"), ("fr", "fr_gsd"), ("de", "de_gsd"), ("ru", "ru_gsd"))}
+TREEBANKS = {
+    lang: SHARED / "ud" / name / f"{name}-ud-test.conllu"
+    for lang, name in (("en", "en_ewt"), ("fr", "fr_gsd"), ("de", "de_gsd"), ("ru", "ru_gsd"))
+}
 WHITESPACE = {"nbsp": "\u00a0", "nnbsp": "\u202f", "tab": "\t"}
 
 
@@ -40,18 +42,49 @@ def words(output, reference, vocabulary=()):
     return align(output, reference, Vocabulary(vocabulary))
 
 
-FRENCH = sentence("Il parle du chemin qu'entre-temps il a pris.",
-                  ["1:Il", "2:parle", "3-4:du", "3:de", "4:le", "5:chemin", "6:qu'", "7:entre-temps",
-                   "8:il", "9:a", "10:pris", "11:."])
+FRENCH = sentence(
+    "Il parle du chemin qu'entre-temps il a pris.",
+    [
+        "1:Il",
+        "2:parle",
+        "3-4:du",
+        "3:de",
+        "4:le",
+        "5:chemin",
+        "6:qu'",
+        "7:entre-temps",
+        "8:il",
+        "9:a",
+        "10:pris",
+        "11:.",
+    ],
+)
 
 
 def test_french_contraction_elision_and_attached_punctuation():
     assert words("Il parle du chemin qu'entre-temps il a pris.", FRENCH) == [
-        ("Il", 1), ("parle", 2), ("de", 3), ("le", 4), ("chemin", 5), ("qu'", 6), ("entre-temps", 7),
-        ("il", 8), ("a", 9), ("pris", 10), (".", 11)]
+        ("Il", 1),
+        ("parle", 2),
+        ("de", 3),
+        ("le", 4),
+        ("chemin", 5),
+        ("qu'", 6),
+        ("entre-temps", 7),
+        ("il", 8),
+        ("a", 9),
+        ("pris", 10),
+        (".", 11),
+    ]
     # Another text: chunks not in the reference text are cut by the sentence's forms.
     assert words("Il a pris du chemin.", FRENCH) == [
-        ("Il", 1), ("a", 9), ("pris", 10), ("de", 3), ("le", 4), ("chemin", 5), (".", 11)]
+        ("Il", 1),
+        ("a", 9),
+        ("pris", 10),
+        ("de", 3),
+        ("le", 4),
+        ("chemin", 5),
+        (".", 11),
+    ]
 
 
 def test_english_mwt_and_case_insensitive_matching():
@@ -67,13 +100,26 @@ def test_german_mwt_from_the_corpus_and_casefold():
     # matches STRASSE with Straße, which lower() would not.
     vocabulary = [("zum", ["zu", "dem"], 29), ("Zum", ["Zu", "dem"], 3), (".", None, 900)]
     assert words("Er geht zum STRASSE.", ref, vocabulary) == [
-        ("Er", 1), ("geht", 2), ("zu", 3), ("dem", None), ("STRASSE", 5), (".", 6)]
+        ("Er", 1),
+        ("geht", 2),
+        ("zu", 3),
+        ("dem", None),
+        ("STRASSE", 5),
+        (".", 6),
+    ]
 
 
 def test_russian_quotes_and_symbols():
     ref = sentence("Он сказал: «Нет».", ["1:Он", "2:сказал", "3::", "4:«", "5:Нет", "6:»", "7:."])
     assert words("«Нет», сказал он.", ref) == [
-        ("«", 4), ("Нет", 5), ("»", 6), (",", None), ("сказал", 2), ("он", 1), (".", 7)]
+        ("«", 4),
+        ("Нет", 5),
+        ("»", 6),
+        (",", None),
+        ("сказал", 2),
+        ("он", 1),
+        (".", 7),
+    ]
 
 
 def test_unicode_whitespace_nfd_and_a_form_with_a_space():
@@ -90,26 +136,49 @@ def test_a_run_of_letters_is_cut_only_next_to_punctuation():
     ref = sentence("He can not go to her home.", ["1:He", "2:can", "3:not", "4:go", "5:to", "6:her", "7:home", "8:."])
     # 'together' is not 'to' + 'get' + 'her', and 'cannot' stays one (unknown) word ...
     assert words("He cannot go together.", ref) == [
-        ("He", 1), ("cannot", None), ("go", 4), ("together", None), (".", 8)]
+        ("He", 1),
+        ("cannot", None),
+        ("go", 4),
+        ("together", None),
+        (".", 8),
+    ]
     # ... while punctuation-bearing forms of the corpus still cut a chunk: did + n't.
     assert words("He didn't.", ref, [("n't", None, 50)]) == [("He", 1), ("did", None), ("n't", None), (".", 8)]
 
 
 def test_ambiguous_des_reads_as_the_text_says():
     """'des' is de + les (a multiword token) or the determiner des, in one sentence."""
-    ref = sentence("Le prix des pommes et des poires.",
-                   ["1:Le", "2:prix", "3-4:des", "3:de", "4:les", "5:pommes", "6:et", "7:des", "8:poires", "9:."])
-    every_word = [("Le", 1), ("prix", 2), ("de", 3), ("les", 4), ("pommes", 5), ("et", 6), ("des", 7),
-                  ("poires", 8), (".", 9)]
+    ref = sentence(
+        "Le prix des pommes et des poires.",
+        ["1:Le", "2:prix", "3-4:des", "3:de", "4:les", "5:pommes", "6:et", "7:des", "8:poires", "9:."],
+    )
+    every_word = [
+        ("Le", 1),
+        ("prix", 2),
+        ("de", 3),
+        ("les", 4),
+        ("pommes", 5),
+        ("et", 6),
+        ("des", 7),
+        ("poires", 8),
+        (".", 9),
+    ]
     assert words("Le prix des pommes et des poires.", ref) == every_word
     # Already tokenized: 'de les' is spelled out, so 'des' is the determiner (as before issue 20).
     assert words("Le prix de les pommes et des poires .", ref) == every_word
     assert words("des poires et de les pommes", ref) == [
-        ("des", 7), ("poires", 8), ("et", 6), ("de", 3), ("les", 4), ("pommes", 5)]
+        ("des", 7),
+        ("poires", 8),
+        ("et", 6),
+        ("de", 3),
+        ("les", 4),
+        ("pommes", 5),
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
 # Every sentence of the four test treebanks, through a real build.
+
 
 def surface_groups(path):
     """Per sentence: its whitespace-separated groups of surface tokens, each as
@@ -190,41 +259,65 @@ def treebank_warehouse(tmp_path_factory):
 def test_reference_text_scores_one(treebank_warehouse, lang):
     con = treebank_warehouse
     sentences = len(read_conllu(TREEBANKS[lang]).sentences["sent_id"])
-    row = con.execute("select sentences, dea, simple_string_accuracy_mean, bleu_mean, corpus_bleu "
-                      "from submission_scores where corpus = ? and run = 'gold'", [f"{lang}_test"]).fetchone()
+    row = con.execute(
+        "select sentences, dea, simple_string_accuracy_mean, bleu_mean, corpus_bleu "
+        "from submission_scores where corpus = ? and run = 'gold'",
+        [f"{lang}_test"],
+    ).fetchone()
     assert row[:3] == (sentences, 1.0, 1.0)
     # Every output lemma sequence is the reference's, so BLEU is nltk's BLEU of the reference with
     # itself: 1.0 for every sentence of 4 words or more. nltk scores shorter ones below 1 (method 2
     # does not smooth unigrams) and counts a missing n-gram of them in corpus BLEU too, so the
     # corpus BLEU of a perfect run is below 1.0 wherever the treebank has such sentences
     # (docs/definitions.md).
-    pairs = con.execute("select ref_lemmas, out_lemmas from intermediate.int_scored_outputs o join submission_scores s "
-                        "using (submission_id) where s.corpus = ? and s.run = 'gold'", [f"{lang}_test"]).fetchall()
+    pairs = con.execute(
+        "select ref_lemmas, out_lemmas from intermediate.int_scored_outputs o join submission_scores s "
+        "using (submission_id) where s.corpus = ? and s.run = 'gold'",
+        [f"{lang}_test"],
+    ).fetchall()
     assert len(pairs) == sentences and all(ref == out for ref, out in pairs)
     refs = [ref for ref, _ in pairs]
     assert row[4] == corpus_bleu([[r] for r in refs], refs, smoothing_function=SMOOTH)
     assert row[4] == 1.0 or any(len(r) < 4 for r in refs)
-    long_bleu = con.execute("select min(bleu) from sentence_scores s join intermediate.int_scored_outputs o "
-                            "using (submission_id, sent_idx) where s.corpus = ? and s.run = 'gold' "
-                            "and len(o.ref_lemmas) >= 4", [f"{lang}_test"]).fetchone()[0]
+    long_bleu = con.execute(
+        "select min(bleu) from sentence_scores s join intermediate.int_scored_outputs o "
+        "using (submission_id, sent_idx) where s.corpus = ? and s.run = 'gold' "
+        "and len(o.ref_lemmas) >= 4",
+        [f"{lang}_test"],
+    ).fetchone()[0]
     assert long_bleu == 1.0
-    below = con.execute("select count(*) from sentence_scores where corpus = ? and run = 'gold' "
-                        "and (simple_string_accuracy < 1 or dea < 1)", [f"{lang}_test"]).fetchone()[0]
+    below = con.execute(
+        "select count(*) from sentence_scores where corpus = ? and run = 'gold' "
+        "and (simple_string_accuracy < 1 or dea < 1)",
+        [f"{lang}_test"],
+    ).fetchone()[0]
     assert below == 0
-    unmatched = con.execute("select count(*) from intermediate.int_output_words w join submission_scores s "
-                            "using (submission_id) where s.corpus = ? and s.run = 'gold' and w.upos is null",
-                            [f"{lang}_test"]).fetchone()[0]
+    unmatched = con.execute(
+        "select count(*) from intermediate.int_output_words w join submission_scores s "
+        "using (submission_id) where s.corpus = ? and s.run = 'gold' and w.upos is null",
+        [f"{lang}_test"],
+    ).fetchone()[0]
     assert unmatched == 0  # every word found its reference word
 
 
-SCORES = ("bleu", "dea", "simple_string_accuracy", "generation_string_accuracy", "simple_tree_accuracy",
-          "generation_tree_accuracy", "reorder_accuracy")
+SCORES = (
+    "bleu",
+    "dea",
+    "simple_string_accuracy",
+    "generation_string_accuracy",
+    "simple_tree_accuracy",
+    "generation_tree_accuracy",
+    "reorder_accuracy",
+)
 
 
 def run_scores(con, corpus, run):
-    return dict(((r[0],), r[1:]) for r in con.execute(
-        f"select sent_id, {', '.join(SCORES)} from sentence_scores where corpus = ? and run = ?",
-        [corpus, run]).fetchall())
+    return dict(
+        ((r[0],), r[1:])
+        for r in con.execute(
+            f"select sent_id, {', '.join(SCORES)} from sentence_scores where corpus = ? and run = ?", [corpus, run]
+        ).fetchall()
+    )
 
 
 @pytest.mark.parametrize("lang", TREEBANKS)
@@ -264,24 +357,38 @@ def test_build_gives_the_words_of_the_python_tokenizer(treebank_warehouse, lang)
     word it maps to: the guard for any faster route through int_output_words (issue 20)."""
     con = treebank_warehouse
     corpus = f"{lang}_test"
-    entries = con.execute("select vocabulary from intermediate.int_aligned_vocabulary where corpus = ?",
-                          [corpus]).fetchone()[0]
+    entries = con.execute(
+        "select vocabulary from intermediate.int_aligned_vocabulary where corpus = ?", [corpus]
+    ).fetchone()[0]
     vocabulary = Vocabulary((e["form"], e["words"], e["n"]) for e in entries)
-    sentences = {idx: Sentence(text, ids, forms) for idx, text, ids, forms in con.execute(
-        "select sent_idx, text, token_ids, token_forms from intermediate.int_aligned_sentences "
-        "where corpus = ?", [corpus]).fetchall()}
-    reference = {(idx, wid): (lemma, upos, feats, punct) for idx, wid, lemma, upos, feats, punct in con.execute(
-        "select sent_idx, word_id, lemma, upos, feats, is_punct from intermediate.int_reference_words "
-        "where corpus = ?", [corpus]).fetchall()}
+    sentences = {
+        idx: Sentence(text, ids, forms)
+        for idx, text, ids, forms in con.execute(
+            "select sent_idx, text, token_ids, token_forms from intermediate.int_aligned_sentences where corpus = ?",
+            [corpus],
+        ).fetchall()
+    }
+    reference = {
+        (idx, wid): (lemma, upos, feats, punct)
+        for idx, wid, lemma, upos, feats, punct in con.execute(
+            "select sent_idx, word_id, lemma, upos, feats, is_punct from intermediate.int_reference_words "
+            "where corpus = ?",
+            [corpus],
+        ).fetchall()
+    }
     built = defaultdict(list)
     for sub, idx, form, *analysis in con.execute(
-            "select w.submission_id, w.sent_idx, w.form, w.lemma, w.upos, w.feats, w.is_punct "
-            "from intermediate.int_output_words w join staging.stg_submissions s using (submission_id) "
-            "where s.corpus = ? order by w.submission_id, w.sent_idx, w.word_idx", [corpus]).fetchall():
+        "select w.submission_id, w.sent_idx, w.form, w.lemma, w.upos, w.feats, w.is_punct "
+        "from intermediate.int_output_words w join staging.stg_submissions s using (submission_id) "
+        "where s.corpus = ? order by w.submission_id, w.sent_idx, w.word_idx",
+        [corpus],
+    ).fetchall():
         built[sub, idx].append((form, *analysis) if analysis[1] is not None else (form, None, None, None, None))
-    outputs = con.execute("select o.submission_id, o.sent_idx, o.output_text from staging.stg_outputs o "
-                          "join staging.stg_submissions s using (submission_id) where s.corpus = ? and not o.is_missing",
-                          [corpus]).fetchall()
+    outputs = con.execute(
+        "select o.submission_id, o.sent_idx, o.output_text from staging.stg_outputs o "
+        "join staging.stg_submissions s using (submission_id) where s.corpus = ? and not o.is_missing",
+        [corpus],
+    ).fetchall()
     assert len(outputs) == 9 * len(sentences)  # gold, nfd, 3 whitespace variants, 4 perturbed
     for sub, idx, text in outputs:
         expected = []
@@ -299,19 +406,30 @@ def test_fast_path_gives_the_words_of_the_whole_tokenizer(treebank_warehouse, la
     (cutting, reading multiword tokens); and it is the path most outputs take."""
     con = treebank_warehouse
     corpus = f"{lang}_test"
-    entries = con.execute("select vocabulary from intermediate.int_aligned_vocabulary where corpus = ?",
-                          [corpus]).fetchone()[0]
+    entries = con.execute(
+        "select vocabulary from intermediate.int_aligned_vocabulary where corpus = ?", [corpus]
+    ).fetchone()[0]
     vocabulary = Vocabulary((e["form"], e["words"], e["n"]) for e in entries)
-    sentences = {idx: Sentence(text, ids, forms) for idx, text, ids, forms in con.execute(
-        "select sent_idx, text, token_ids, token_forms from intermediate.int_aligned_sentences "
-        "where corpus = ?", [corpus]).fetchall()}
-    outputs = con.execute("select s.run, o.sent_idx, o.output_text from staging.stg_outputs o "
-                          "join staging.stg_submissions s using (submission_id) where s.corpus = ? "
-                          "and not o.is_missing", [corpus]).fetchall()
+    sentences = {
+        idx: Sentence(text, ids, forms)
+        for idx, text, ids, forms in con.execute(
+            "select sent_idx, text, token_ids, token_forms from intermediate.int_aligned_sentences where corpus = ?",
+            [corpus],
+        ).fetchall()
+    }
+    outputs = con.execute(
+        "select s.run, o.sent_idx, o.output_text from staging.stg_outputs o "
+        "join staging.stg_submissions s using (submission_id) where s.corpus = ? "
+        "and not o.is_missing",
+        [corpus],
+    ).fetchall()
     fast = defaultdict(int)
     for run, idx, text in outputs:
-        assert _align(text, sentences[idx], vocabulary) == _align(text, sentences[idx], vocabulary, fast=False), \
-            (run, idx, text)
+        assert _align(text, sentences[idx], vocabulary) == _align(text, sentences[idx], vocabulary, fast=False), (
+            run,
+            idx,
+            text,
+        )
         fast[run] += _plain_words(*_chunks(text), sentences[idx], vocabulary) is not None
     per_run = len(sentences)
     # Pre-tokenized output and the reference's own text nearly always take the fast path.

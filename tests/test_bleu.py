@@ -28,8 +28,7 @@ N_RANDOM = 10_000
 ENGLISH = [
     "the cat sit on the mat and look at the dog",
     "there be a cat on the mat",
-    "it be a guide to action which ensure that the military always obey "
-    "the command of the party",
+    "it be a guide to action which ensure that the military always obey the command of the party",
     "he read the book because he be interested in world history",
     "i do not think that the meeting will be over before noon",
     "the quick brown fox jump over the lazy dog again and again",
@@ -43,9 +42,7 @@ def nltk_bleu(hyp, ref) -> float:
 
 
 def nltk_corpus(pairs) -> float:
-    return corpus_bleu(
-        [[r] for _, r in pairs], [h for h, _ in pairs], smoothing_function=METHOD2
-    )
+    return corpus_bleu([[r] for _, r in pairs], [h for h, _ in pairs], smoothing_function=METHOD2)
 
 
 def _perturb(rng: random.Random, tokens: list[str]) -> list[str]:
@@ -191,10 +188,8 @@ def test_known_values():
 
 
 def test_sentence_bleu_sql_equals_nltk(con, pairs, expected):
-    tbl = _pairs_table(pairs)
-    rows = con.execute(
-        "select id, srlens_sentence_bleu(h, r) from tbl order by id"
-    ).fetchall()
+    tbl = _pairs_table(pairs)  # noqa: F841 (DuckDB reads it by name)
+    rows = con.execute("select id, srlens_sentence_bleu(h, r) from tbl order by id").fetchall()
     assert [i for i, _ in rows] == list(range(len(pairs)))
     _assert_all_equal([v for _, v in rows], expected)
 
@@ -211,10 +206,8 @@ def test_sentence_bleu_sql_equals_nltk(con, pairs, expected):
 
 
 def test_stats_sql_equals_python(con, pairs):
-    tbl = _pairs_table(pairs[:3000])
-    got = con.execute(
-        "select s.* from (select id, srlens_bleu_stats(h, r) s from tbl) order by id"
-    ).fetchall()
+    tbl = _pairs_table(pairs[:3000])  # noqa: F841 (DuckDB reads it by name)
+    got = con.execute("select s.* from (select id, srlens_bleu_stats(h, r) s from tbl) order by id").fetchall()
     assert got == [bleu.bleu_stats(h, r) for h, r in pairs[:3000]]
     desc = con.execute("select typeof(srlens_bleu_stats([], []))").fetchone()[0]
     assert desc == (
@@ -259,7 +252,7 @@ def test_corpus_bleu_sql_equals_nltk(con, corpora):
     corpora, want = corpora
     flat = [p for c in corpora for p in c]
     ids = [k for k, c in enumerate(corpora) for _ in c]
-    tbl = _pairs_table(flat, ids)
+    tbl = _pairs_table(flat, ids)  # noqa: F841 (DuckDB reads it by name)
     rows = con.execute(
         """
         select corpus_id,
@@ -326,14 +319,16 @@ def stats_warehouse(pairs, tmp_path_factory):
     chosen = [(h, r) for h, r in pairs if r][:SQL_STATS_SENTENCES]
     blocks, run = [], []
     for k, (h, r) in enumerate(chosen):
-        rows = [f"{i}\t{w}\t{w}\tX\t_\t_\t{i - 1}\t{'root' if i == 1 else 'dep'}\t_\t_"
-                for i, w in enumerate(r, start=1)]
+        rows = [
+            f"{i}\t{w}\t{w}\tX\t_\t_\t{i - 1}\t{'root' if i == 1 else 'dep'}\t_\t_" for i, w in enumerate(r, start=1)
+        ]
         blocks.append(f"# sent_id = s{k}\n" + "\n".join(rows) + "\n")
         run.append(f"# sent_id = s{k}\n# text = {' '.join(h)}\n")
     (root / "bleu.conllu").write_text("\n".join(blocks) + "\n")
     (root / "hyp.sr").write_text("\n".join(run) + "\n")
-    (root / "ref.sr").write_text("\n".join(f"# sent_id = s{k}\n# text = {' '.join(r)}\n"
-                                           for k, (_, r) in enumerate(chosen)) + "\n")
+    (root / "ref.sr").write_text(
+        "\n".join(f"# sent_id = s{k}\n# text = {' '.join(r)}\n" for k, (_, r) in enumerate(chosen)) + "\n"
+    )
     wh = root / "wh.duckdb"
     load_treebank(wh, root / "bleu.conllu", "bleu")
     load_outputs(wh, root / "hyp.sr", "bleu", "gen", "hyp")
@@ -349,7 +344,8 @@ def _sql_stats_against_python(con):
         "select o.out_lemmas, o.ref_lemmas, s.hyp_len, s.ref_len, s.m1, s.m2, s.m3, s.m4, s.t1, s.t2, s.t3, s.t4, "
         "       u.bleu from intermediate.int_scored_outputs o "
         "full join intermediate.int_sentence_bleu_stats s using (submission_id, sent_idx) "
-        "full join intermediate.int_sentence_udf_scores u using (submission_id, sent_idx)").fetchall()
+        "full join intermediate.int_sentence_udf_scores u using (submission_id, sent_idx)"
+    ).fetchall()
     for out, ref, *stats, score in rows:
         assert tuple(stats) == bleu.bleu_stats(out, ref), (out, ref)
         assert score == nltk_bleu(out, ref), (out, ref)
@@ -370,7 +366,9 @@ def test_sql_statistics_equal_bleu_stats_on_generated_pairs(stats_warehouse):
         got = stats_warehouse.execute("select corpus_bleu from submission_scores where run = ?", [run]).fetchone()[0]
         lists = stats_warehouse.execute(
             "select o.out_lemmas, o.ref_lemmas from intermediate.int_scored_outputs o "
-            "join staging.stg_submissions s using (submission_id) where s.run = ?", [run]).fetchall()
+            "join staging.stg_submissions s using (submission_id) where s.run = ?",
+            [run],
+        ).fetchall()
         assert got == nltk_corpus(lists)
 
 

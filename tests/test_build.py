@@ -7,8 +7,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from srlens.loaders.load import load_treebank
 from srlens.build import DBT_PROJECT_DIR, BuildError, build
+from srlens.loaders.load import load_treebank
 from tests.conftest import EN_EWT_TEST, FIGURE1, require_shared
 
 
@@ -59,6 +59,7 @@ def test_leftovers_are_removed_only_when_their_build_is_dead(tmp_path, capsys):
     import sys
 
     from srlens.build import BuildFiles, process_start_time
+
     files = BuildFiles(tmp_path / "wh.duckdb")
 
     def leave(pid, started):
@@ -75,9 +76,11 @@ def test_leftovers_are_removed_only_when_their_build_is_dead(tmp_path, capsys):
         assert files.building.exists() and files.pid.exists()
         leave(running.pid, process_start_time(running.pid) - 1)  # the same pid, another process: reused
         files.clear_dead_build()
-        assert capsys.readouterr().err == (f"srlens: removed what a killed build {running.pid} left: "
-                                           ".wh.duckdb.building, .wh.duckdb.building.wal, .wh.duckdb.build.pid, "
-                                           ".wh.duckdb.dbt\n")
+        assert capsys.readouterr().err == (
+            f"srlens: removed what a killed build {running.pid} left: "
+            ".wh.duckdb.building, .wh.duckdb.building.wal, .wh.duckdb.build.pid, "
+            ".wh.duckdb.dbt\n"
+        )
     finally:
         running.kill()
         running.wait()

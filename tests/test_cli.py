@@ -7,9 +7,9 @@ import shutil
 import conllu
 import pytest
 
-from srlens.loaders.load import load_treebank
 from srlens.cli import main, parser
 from srlens.demo import DEMO_MANIFEST
+from srlens.loaders.load import load_treebank
 from srlens.status import collect, status
 from tests.conftest import EN_EWT_TEST, FIGURE1, require_shared
 
@@ -49,6 +49,7 @@ def test_top_level_help_lists_every_command_with_examples(capsys):
 
 # --- errors: one line, no traceback, naming the problem -------------------------------------
 
+
 @pytest.fixture(scope="module")
 def loaded_not_built(tmp_path_factory):
     require_shared()
@@ -80,8 +81,23 @@ def test_query_before_any_build_says_to_build(loaded_not_built, capsys):
 def test_unknown_corpus_is_named(loaded_not_built, tmp_path, capsys):
     run = tmp_path / "run.txt"
     run.write_text("a b c\n")
-    assert main(["--warehouse", str(loaded_not_built), "load-outputs", str(run), "--corpus", "nosuch",
-                 "--team", "t", "--run", "r"]) == 2
+    assert (
+        main(
+            [
+                "--warehouse",
+                str(loaded_not_built),
+                "load-outputs",
+                str(run),
+                "--corpus",
+                "nosuch",
+                "--team",
+                "t",
+                "--run",
+                "r",
+            ]
+        )
+        == 2
+    )
     assert "no treebank is loaded for corpus 'nosuch'" in one_line(capsys)
 
 
@@ -89,8 +105,9 @@ def test_malformed_var_is_one_usage_line(loaded_not_built, capsys):
     with pytest.raises(SystemExit) as stop:
         main(["--warehouse", str(loaded_not_built), "build", "--var", "mining_quantile"])
     assert stop.value.code == 2
-    assert one_line(capsys) == ("srlens build: error: argument --var: expected KEY=VALUE, got 'mining_quantile' "
-                                "(see srlens build --help)\n")
+    assert one_line(capsys) == (
+        "srlens build: error: argument --var: expected KEY=VALUE, got 'mining_quantile' (see srlens build --help)\n"
+    )
 
 
 def test_misspelt_var_is_refused_before_building(loaded_not_built, capsys):
@@ -106,6 +123,7 @@ def test_var_the_build_sets_itself_is_refused(loaded_not_built, capsys):
 
 
 # --- status ----------------------------------------------------------------------------------
+
 
 def conllu_counts(path):
     """Sentences and syntactic words of a CoNLL-U file, counted by the conllu package (not our reader)."""
@@ -140,7 +158,10 @@ def test_status_counts_what_the_built_warehouse_holds(built_warehouse):
         # the manifest's runs plus the two in-sample baselines (hall_nemec, random_order)
         expected_runs = sum(r["kind"] == "outputs" and r["corpus"] == corpus for r in manifest) + 2
         assert tuple(runs.loc[("demo", corpus), ["runs", "sentences", "missing"]]) == (
-            expected_runs, expected_runs * sentences, 0)
+            expected_runs,
+            expected_runs * sentences,
+            0,
+        )
     assert (info["human_judgments"], info["manual_rules"], info["loads_since_build"]) == (0, 0, 0)
 
     text = status(built_warehouse)

@@ -15,20 +15,35 @@ import duckdb
 import pytest
 from scipy import stats
 
-from srlens.loaders.errors import LoadError
-from srlens.loaders.human import load_human
-from srlens.loaders.load import load_outputs, load_treebank
 from srlens.build import build
 from srlens.cli import main
 from srlens.demo import load_demo
+from srlens.loaders.errors import LoadError
+from srlens.loaders.human import load_human
+from srlens.loaders.load import load_outputs, load_treebank
 from tests.conftest import table_snapshot
 
 # The variables of metric_correlations, in the order that decides metric_a / metric_b.
-SCORE_VARIABLES = ["bleu", "dea", "simple_string_accuracy", "generation_string_accuracy",
-                   "simple_tree_accuracy", "generation_tree_accuracy", "reorder_accuracy", "rule_score",
-                   "fluency_z", "adequacy_z"]
-COMPLEXITY_VARIABLES = ["tree_depth", "tree_length", "mean_dependency_distance", "mean_flux_size",
-                        "mean_flux_weight", "mean_arity"]
+SCORE_VARIABLES = [
+    "bleu",
+    "dea",
+    "simple_string_accuracy",
+    "generation_string_accuracy",
+    "simple_tree_accuracy",
+    "generation_tree_accuracy",
+    "reorder_accuracy",
+    "rule_score",
+    "fluency_z",
+    "adequacy_z",
+]
+COMPLEXITY_VARIABLES = [
+    "tree_depth",
+    "tree_length",
+    "mean_dependency_distance",
+    "mean_flux_size",
+    "mean_flux_weight",
+    "mean_arity",
+]
 VARIABLES = SCORE_VARIABLES + COMPLEXITY_VARIABLES
 
 
@@ -84,9 +99,11 @@ def chain_judgments():
         k = int(sent_id[1:])
         rows.append(["default", "chain", "syn", "gold", "syn", sent_id, "fluency", 10 * chain_length(k)])
         rows.append(["default", "chain", "syn", "gold", "syn", sent_id, "adequacy", draw.randint(0, 100)])
-    rows += [["default", "chain", "syn", "shuffled", "syn", "c0", "fluency", 35],
-             ["default", "chain", "syn", "shuffled", "syn", "c1", "fluency", 45],
-             ["default", "chain", "syn", "shuffled", "syn", NONPROJECTIVE, "adequacy", 50]]
+    rows += [
+        ["default", "chain", "syn", "shuffled", "syn", "c0", "fluency", 35],
+        ["default", "chain", "syn", "shuffled", "syn", "c1", "fluency", 45],
+        ["default", "chain", "syn", "shuffled", "syn", NONPROJECTIVE, "adequacy", 50],
+    ]
     return rows
 
 
@@ -94,16 +111,26 @@ def hand_judgments(en_ids):
     """The z-scores of these are worked out by hand in test_z_scores_by_hand."""
     s1, s2, s3 = en_ids[:3]
     run = ["demo", "en_ewt_demo", "baseline", "gold"]
-    return [run + ["hand_x", s1, "fluency", 1], run + ["hand_x", s2, "fluency", 2],
-            run + ["hand_x", s3, "fluency", 3], run + ["hand_x", s1, "Adequacy", 6],
-            run + ["hand_y", s1, "fluency", 5], run + ["hand_y", s2, "fluency", 5],
-            run + ["hand_z", s2, "fluency", 4], run + ["hand_z", s3, "fluency", 8],
-            # The same annotator id in another campaign is another person: not pooled with the above.
-            ["default", "chain", "syn", "shuffled", "hand_x", "c0", "fluency", 1000]]
+    return [
+        run + ["hand_x", s1, "fluency", 1],
+        run + ["hand_x", s2, "fluency", 2],
+        run + ["hand_x", s3, "fluency", 3],
+        run + ["hand_x", s1, "Adequacy", 6],
+        run + ["hand_y", s1, "fluency", 5],
+        run + ["hand_y", s2, "fluency", 5],
+        run + ["hand_z", s2, "fluency", 4],
+        run + ["hand_z", s3, "fluency", 8],
+        # The same annotator id in another campaign is another person: not pooled with the above.
+        ["default", "chain", "syn", "shuffled", "hand_x", "c0", "fluency", 1000],
+    ]
 
 
-DEMO_JUDGED_RUNS = [("en_ewt_demo", "perturb", "swaps"), ("en_ewt_demo", "perturb", "random"),
-                    ("fr_gsd_demo", "perturb", "swaps"), ("fr_gsd_demo", "baseline", "head_final")]
+DEMO_JUDGED_RUNS = [
+    ("en_ewt_demo", "perturb", "swaps"),
+    ("en_ewt_demo", "perturb", "random"),
+    ("fr_gsd_demo", "perturb", "swaps"),
+    ("fr_gsd_demo", "baseline", "head_final"),
+]
 
 
 def jitter(*key):
@@ -119,13 +146,35 @@ def demo_judgments(con):
         sentences = con.execute(
             "select s.sent_id, s.bleu, s.dea from sentence_scores s join sentence_complexity c "
             "using (corpus, sent_idx) where s.corpus = ? and s.team = ? and s.run = ? "
-            "order by c.is_projective, s.sent_idx limit 30", [corpus, team, run]).fetchall()
+            "order by c.is_projective, s.sent_idx limit 30",
+            [corpus, team, run],
+        ).fetchall()
         for sent_id, bleu, dea in sentences:
             for annotator, low, span in (("A", 20, 70), ("B", 10, 40)):
-                rows.append(["demo", corpus, team, run, annotator, sent_id, "fluency",
-                             round(low + span * bleu) + jitter(annotator, run, sent_id, "f")])
-                rows.append(["demo", corpus, team, run, annotator, sent_id, "adequacy",
-                             round(low + span * dea) + jitter(annotator, run, sent_id, "a")])
+                rows.append(
+                    [
+                        "demo",
+                        corpus,
+                        team,
+                        run,
+                        annotator,
+                        sent_id,
+                        "fluency",
+                        round(low + span * bleu) + jitter(annotator, run, sent_id, "f"),
+                    ]
+                )
+                rows.append(
+                    [
+                        "demo",
+                        corpus,
+                        team,
+                        run,
+                        annotator,
+                        sent_id,
+                        "adequacy",
+                        round(low + span * dea) + jitter(annotator, run, sent_id, "a"),
+                    ]
+                )
     return rows
 
 
@@ -152,13 +201,19 @@ def human(built_warehouse, tmp_path_factory):
     shared = duckdb.connect(str(built_warehouse), read_only=True)
     try:
         demo_rows = demo_judgments(shared)
-        en_ids = [r[0] for r in shared.execute(
-            "select sent_id from sentence_complexity where corpus = 'en_ewt_demo' order by sent_idx").fetchall()]
+        en_ids = [
+            r[0]
+            for r in shared.execute(
+                "select sent_id from sentence_complexity where corpus = 'en_ewt_demo' order by sent_idx"
+            ).fetchall()
+        ]
     finally:
         shared.close()
-    files = {"demo": write_csv(root / "demo_human.csv", demo_rows),
-             "chain": write_csv(root / "chain_human.csv", chain_judgments()),
-             "hand": write_csv(root / "hand_human.csv", hand_judgments(en_ids))}
+    files = {
+        "demo": write_csv(root / "demo_human.csv", demo_rows),
+        "chain": write_csv(root / "chain_human.csv", chain_judgments()),
+        "hand": write_csv(root / "hand_human.csv", hand_judgments(en_ids)),
+    }
     for path in files.values():
         load_human(wh, path)
     build(wh, echo=False, processor="aligned", dbt_vars={"entropy_corpus": {"chain": "en_ewt_demo"}})
@@ -168,6 +223,7 @@ def human(built_warehouse, tmp_path_factory):
 
 
 # --------------------------------------------------------------------------- reference computations
+
 
 def holm(pvalues):
     """Holm-Bonferroni adjusted p-values, in input order."""
@@ -197,15 +253,18 @@ def test_pairwise_spearman_udf_equals_scipy_bit_for_bit():
         size = draw.choice([0, 1, 2, 3, 4, 7, 30, 200])
         spread = draw.choice([1, 3, 1000])
         xs = [None if draw.random() < 0.2 else float(draw.randint(0, spread)) for _ in range(size)]
-        ys = [None if draw.random() < 0.1 else draw.choice([draw.random(), float(draw.randint(0, 2))])
-              for _ in range(size)]
+        ys = [
+            None if draw.random() < 0.1 else draw.choice([draw.random(), float(draw.randint(0, 2))])
+            for _ in range(size)
+        ]
         rows.append((xs, ys))
     con = duckdb.connect()
     udf_stats.register(con)
     con.execute("create table t (k integer, xs double[], ys double[])")
     con.executemany("insert into t values (?, ?, ?)", [(k, xs, ys) for k, (xs, ys) in enumerate(rows)])
-    got = con.execute("select k, r.n, r.rho, r.p_value from (select k, srlens_spearman_pairwise(xs, ys) r from t) "
-                      "order by k").fetchall()
+    got = con.execute(
+        "select k, r.n, r.rho, r.p_value from (select k, srlens_spearman_pairwise(xs, ys) r from t) order by k"
+    ).fetchall()
     con.close()
     defined = 0
     for (k, n, rho, p), (xs, ys) in zip(got, rows):
@@ -218,14 +277,19 @@ def test_pairwise_spearman_udf_equals_scipy_bit_for_bit():
 
 def sentence_vectors(con):
     """{submission_id: {variable: {sent_idx: value}}}, from sentence_scores and sentence_complexity."""
-    present = {r[0] for r in con.execute(
-        "select column_name from information_schema.columns "
-        "where table_schema = 'main' and table_name = 'sentence_scores'").fetchall()}
+    present = {
+        r[0]
+        for r in con.execute(
+            "select column_name from information_schema.columns "
+            "where table_schema = 'main' and table_name = 'sentence_scores'"
+        ).fetchall()
+    }
     scores = [v for v in SCORE_VARIABLES if v in present]  # rule_score once L'AMBRE adds it
     columns = scores + COMPLEXITY_VARIABLES
     rows = con.execute(
         f"select s.submission_id, s.sent_idx, {', '.join(columns)} from sentence_scores s "
-        "join sentence_complexity c using (corpus, sent_idx) where not s.is_missing").fetchall()
+        "join sentence_complexity c using (corpus, sent_idx) where not s.is_missing"
+    ).fetchall()
     out = defaultdict(lambda: defaultdict(dict))
     for submission_id, sent_idx, *values in rows:
         for column, value in zip(columns, values):
@@ -250,14 +314,18 @@ def expected_spearman(xs, ys):
 def check_metric_correlations(con):
     """Every row of metric_correlations against scipy and the Holm reference; returns the rows."""
     vectors = sentence_vectors(con)
-    got = {(r[0], r[1], r[2]): r[3:] for r in con.execute(
-        "select submission_id, metric_a, metric_b, n, rho, p_value, p_holm, significant, holm_tests "
-        "from metric_correlations").fetchall()}
+    got = {
+        (r[0], r[1], r[2]): r[3:]
+        for r in con.execute(
+            "select submission_id, metric_a, metric_b, n, rho, p_value, p_holm, significant, holm_tests "
+            "from metric_correlations"
+        ).fetchall()
+    }
     expected = {}
     for submission_id, by_variable in vectors.items():
         variables = [v for v in VARIABLES if by_variable.get(v)]
         for i, a in enumerate(variables):
-            for b in variables[i + 1:]:
+            for b in variables[i + 1 :]:
                 common = sorted(by_variable[a].keys() & by_variable[b].keys())
                 xs = [by_variable[a][k] for k in common]
                 ys = [by_variable[b][k] for k in common]
@@ -280,6 +348,7 @@ def check_metric_correlations(con):
 
 # --------------------------------------------------------------------------- the demo warehouse
 
+
 def test_demo_correlations_equal_scipy_and_holm(warehouse_con):
     got = check_metric_correlations(warehouse_con)
     demo = {k: v for k, v in got.items() if k[0].startswith("demo/")}
@@ -295,15 +364,19 @@ def test_demo_correlations_equal_scipy_and_holm(warehouse_con):
 
 def test_correlation_summary_aggregates_the_submissions(warehouse_con):
     rows = warehouse_con.execute(
-        "select submission_id, corpus, team, campaign, metric_a, metric_b, rho, significant "
-        "from metric_correlations").fetchall()
+        "select submission_id, corpus, team, campaign, metric_a, metric_b, rho, significant from metric_correlations"
+    ).fetchall()
     groups = defaultdict(list)
     for _, corpus, team, campaign, a, b, rho, significant in rows:
         for scope, value in (("all", "all"), ("corpus", corpus), ("team", team), ("campaign", campaign)):
             groups[(scope, value, a, b)].append((rho, significant))
-    got = {r[:4]: r[4:] for r in warehouse_con.execute(
-        "select scope, scope_value, metric_a, metric_b, submissions, rho_median, rho_mean, "
-        "significant_submissions, submissions_listed from correlation_summary").fetchall()}
+    got = {
+        r[:4]: r[4:]
+        for r in warehouse_con.execute(
+            "select scope, scope_value, metric_a, metric_b, submissions, rho_median, rho_mean, "
+            "significant_submissions, submissions_listed from correlation_summary"
+        ).fetchall()
+    }
     assert got.keys() == groups.keys()
     for key, values in groups.items():
         rhos = [rho for rho, _ in values if rho is not None]
@@ -320,7 +393,8 @@ def test_correlation_summary_aggregates_the_submissions(warehouse_con):
     runs = warehouse_con.execute("select count(*) from submission_scores where campaign = 'demo'").fetchone()[0]
     (row,) = warehouse_con.execute(
         "select submissions, round(rho_median, 2) from correlation_summary "
-        "where scope = 'all' and metric_a = 'bleu' and metric_b = 'dea'").fetchall()
+        "where scope = 'all' and metric_a = 'bleu' and metric_b = 'dea'"
+    ).fetchall()
     assert row == (runs - 2, 0.89)
 
 
@@ -328,7 +402,8 @@ def test_projectivity_is_skipped_below_the_threshold_with_the_reason(warehouse_c
     # Demo corpora: 4 (en) and 8 (fr) non-projective sentences of 200, both at or below 5%.
     rows = warehouse_con.execute(
         "select corpus, score, n_projective, n_nonprojective, median_projective, u, tested, skipped_reason "
-        "from projectivity_tests where campaign = 'demo'").fetchall()
+        "from projectivity_tests where campaign = 'demo'"
+    ).fetchall()
     runs = warehouse_con.execute("select count(*) from submission_scores where campaign = 'demo'").fetchone()[0]
     assert len(rows) == runs * 3
     for corpus, score, n_proj, n_nonproj, median_proj, u, tested, reason in rows:
@@ -337,22 +412,30 @@ def test_projectivity_is_skipped_below_the_threshold_with_the_reason(warehouse_c
             share = {"en_ewt_demo": 4, "fr_gsd_demo": 8}[corpus]
             assert (n_proj, n_nonproj) == (200 - share, share)
             assert median_proj is not None  # descriptive figures are still there
-            assert reason == (f"non-projective sentences are {share} of 200 ({share / 2:.1f}%), "
-                              "not above the threshold of 5.0%")
+            assert reason == (
+                f"non-projective sentences are {share} of 200 ({share / 2:.1f}%), not above the threshold of 5.0%"
+            )
         else:
             assert (n_proj, n_nonproj, reason) == (0, 0, f"no {score} scores")
 
 
 def test_entropy_dea_correlation_equals_scipy(warehouse_con):
     entropy = defaultdict(dict)
-    for corpus, relation, h in warehouse_con.execute("select corpus, relation, entropy from relation_entropy").fetchall():
+    for corpus, relation, h in warehouse_con.execute(
+        "select corpus, relation, entropy from relation_entropy"
+    ).fetchall():
         entropy[corpus][relation] = h
     dea = defaultdict(dict)
     for sub, corpus, relation, d in warehouse_con.execute(
-            "select submission_id, corpus, relation, dea from dea_by_relation").fetchall():
+        "select submission_id, corpus, relation, dea from dea_by_relation"
+    ).fetchall():
         dea[(sub, corpus)][relation] = d
-    got = {r[0]: r[1:] for r in warehouse_con.execute(
-        "select submission_id, entropy_corpus, relations, rho, p_value from entropy_dea_correlation").fetchall()}
+    got = {
+        r[0]: r[1:]
+        for r in warehouse_con.execute(
+            "select submission_id, entropy_corpus, relations, rho, p_value from entropy_dea_correlation"
+        ).fetchall()
+    }
     assert {sub for sub, _ in dea} <= got.keys()
     for (sub, corpus), by_relation in dea.items():
         relations = sorted(by_relation.keys() & entropy[corpus].keys())
@@ -363,6 +446,7 @@ def test_entropy_dea_correlation_equals_scipy(warehouse_con):
 
 
 # --------------------------------------------------------------------------- human judgments
+
 
 def z_scores(rows):
     """{(campaign, annotator, ...judgment): z}, per (campaign, annotator), sample SD, all criteria."""
@@ -382,28 +466,41 @@ def z_scores(rows):
 def test_z_scores_by_hand(human):
     con, (s1, s2, s3) = human["con"], human["en_ids"][:3]
     sd_x = math.sqrt(14 / 3)  # hand_x: 1, 2, 3, 6 (fluency and adequacy pooled): mean 3, sample variance 14/3
-    got = {(a, s, c): (z, m, sd) for a, s, c, z, m, sd in con.execute(
-        "select annotator, sent_id, criterion, z, annotator_mean, annotator_sd from intermediate.int_human_judgments_z "
-        "where campaign = 'demo' and annotator like 'hand%'").fetchall()}
+    got = {
+        (a, s, c): (z, m, sd)
+        for a, s, c, z, m, sd in con.execute(
+            "select annotator, sent_id, criterion, z, annotator_mean, annotator_sd from "
+            "intermediate.int_human_judgments_z "
+            "where campaign = 'demo' and annotator like 'hand%'"
+        ).fetchall()
+    }
     assert got[("hand_x", s1, "fluency")] == pytest.approx((-2 / sd_x, 3.0, sd_x), abs=1e-12)
     assert got[("hand_x", s1, "adequacy")] == pytest.approx((3 / sd_x, 3.0, sd_x), abs=1e-12)  # 'Adequacy' in the file
     assert got[("hand_x", s3, "fluency")][0] == 0.0
     assert got[("hand_y", s1, "fluency")] == (None, 5.0, 0.0)  # SD 0: no z
     assert got[("hand_z", s3, "fluency")][0] == pytest.approx(2 / math.sqrt(8), abs=1e-12)  # 4, 8: mean 6, sd sqrt(8)
-    scores = {s: (f, a) for s, f, a in con.execute(
-        "select sent_id, fluency_z, adequacy_z from sentence_scores where submission_id = 'demo/en_ewt_demo/baseline/gold' "
-        "and sent_id in (?, ?, ?)", [s1, s2, s3]).fetchall()}
+    scores = {
+        s: (f, a)
+        for s, f, a in con.execute(
+            "select sent_id, fluency_z, adequacy_z from sentence_scores where submission_id = "
+            "'demo/en_ewt_demo/baseline/gold' "
+            "and sent_id in (?, ?, ?)",
+            [s1, s2, s3],
+        ).fetchall()
+    }
     assert scores[s1] == pytest.approx((-2 / sd_x, 3 / sd_x), abs=1e-12)  # hand_y's NULL left out of the mean
     assert scores[s2][0] == pytest.approx((-1 / sd_x - 2 / math.sqrt(8)) / 2, abs=1e-12)
     assert scores[s3] == (pytest.approx(2 / math.sqrt(8) / 2, abs=1e-12), None)
     counts = con.execute(
         "select judgments, z_judgments, annotators from intermediate.int_human_scores "
         "where submission_id = 'demo/en_ewt_demo/baseline/gold' and sent_id = ? and criterion = 'fluency'",
-        [s1]).fetchone()
+        [s1],
+    ).fetchone()
     assert counts == (2, 1, 2)
     # hand_x's single score in campaign 'default' has no SD there: its z is NULL, not pooled with 'demo'.
-    assert con.execute("select z from intermediate.int_human_judgments_z where campaign = 'default' "
-                       "and annotator = 'hand_x'").fetchall() == [(None,)]
+    assert con.execute(
+        "select z from intermediate.int_human_judgments_z where campaign = 'default' and annotator = 'hand_x'"
+    ).fetchall() == [(None,)]
 
 
 def test_fluency_and_adequacy_z_equal_a_python_computation(human):
@@ -415,8 +512,9 @@ def test_fluency_and_adequacy_z_equal_a_python_computation(human):
         expected[(f"demo/{row[1]}/{row[2]}/{row[3]}", row[5], row[6])].append(z[tuple(row[:7])])
     got = {}
     for sub, sent_id, fluency, adequacy in con.execute(
-            "select submission_id, sent_id, fluency_z, adequacy_z from sentence_scores "
-            "where team in ('perturb', 'baseline') and (fluency_z is not null or adequacy_z is not null)").fetchall():
+        "select submission_id, sent_id, fluency_z, adequacy_z from sentence_scores "
+        "where team in ('perturb', 'baseline') and (fluency_z is not null or adequacy_z is not null)"
+    ).fetchall():
         got[(sub, sent_id, "fluency")] = fluency
         got[(sub, sent_id, "adequacy")] = adequacy
     hand_run = "demo/en_ewt_demo/baseline/gold"  # checked by hand above
@@ -452,13 +550,16 @@ def test_projectivity_tests_equal_scipy_mannwhitneyu(human):
     con = human["con"]
     values = defaultdict(lambda: ([], []))
     for sub, projective, bleu, fluency, adequacy in con.execute(
-            "select s.submission_id, c.is_projective, s.bleu, s.fluency_z, s.adequacy_z from sentence_scores s "
-            "join sentence_complexity c using (corpus, sent_idx) where not s.is_missing order by s.sent_idx").fetchall():
+        "select s.submission_id, c.is_projective, s.bleu, s.fluency_z, s.adequacy_z from sentence_scores s "
+        "join sentence_complexity c using (corpus, sent_idx) where not s.is_missing order by s.sent_idx"
+    ).fetchall():
         for score, value in (("bleu", bleu), ("fluency", fluency), ("adequacy", adequacy)):
             if value is not None:
                 values[(sub, score)][0 if projective else 1].append(value)
-    rows = con.execute("select submission_id, score, n_projective, n_nonprojective, median_projective, "
-                       "median_nonprojective, u, p_value, tested, skipped_reason from projectivity_tests").fetchall()
+    rows = con.execute(
+        "select submission_id, score, n_projective, n_nonprojective, median_projective, "
+        "median_nonprojective, u, p_value, tested, skipped_reason from projectivity_tests"
+    ).fetchall()
     tested = 0
     for sub, score, n1, n2, median1, median2, u, p, is_tested, reason in rows:
         projective, nonprojective = values.get((sub, score), ([], []))
@@ -489,24 +590,33 @@ def test_projectivity_tests_equal_scipy_mannwhitneyu(human):
 
 def test_entropy_can_come_from_another_corpus(human):
     con = human["con"]
-    entropy = dict(con.execute("select relation, entropy from relation_entropy where corpus = 'en_ewt_demo'").fetchall())
-    dea = dict(con.execute("select relation, dea from dea_by_relation "
-                           "where submission_id = 'default/chain/syn/shuffled'").fetchall())
+    entropy = dict(
+        con.execute("select relation, entropy from relation_entropy where corpus = 'en_ewt_demo'").fetchall()
+    )
+    dea = dict(
+        con.execute(
+            "select relation, dea from dea_by_relation where submission_id = 'default/chain/syn/shuffled'"
+        ).fetchall()
+    )
     relations = sorted(dea.keys() & entropy.keys())
     assert relations == sorted(RELATIONS)
     expected = expected_spearman([entropy[r] for r in relations], [dea[r] for r in relations])
-    got = con.execute("select entropy_corpus, relations, rho, p_value from entropy_dea_correlation "
-                      "where submission_id = 'default/chain/syn/shuffled'").fetchone()
+    got = con.execute(
+        "select entropy_corpus, relations, rho, p_value from entropy_dea_correlation "
+        "where submission_id = 'default/chain/syn/shuffled'"
+    ).fetchone()
     assert got == ("en_ewt_demo", *expected) and expected[1] is not None
     # Demo runs are not mapped: their own corpus.
-    assert con.execute("select entropy_corpus from entropy_dea_correlation "
-                       "where submission_id = 'demo/fr_gsd_demo/perturb/swaps'").fetchone() == ("fr_gsd_demo",)
+    assert con.execute(
+        "select entropy_corpus from entropy_dea_correlation where submission_id = 'demo/fr_gsd_demo/perturb/swaps'"
+    ).fetchone() == ("fr_gsd_demo",)
 
 
 # --------------------------------------------------------------------------- loading
 
-SMALL = "".join(f"# sent_id = s{k}\n1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n2\tb\tb\tX\t_\t_\t1\tobj\t_\t_\n\n"
-                for k in range(1, 4))
+SMALL = "".join(
+    f"# sent_id = s{k}\n1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n2\tb\tb\tX\t_\t_\t1\tobj\t_\t_\n\n" for k in range(1, 4)
+)
 
 
 @pytest.fixture
@@ -522,8 +632,9 @@ def small(tmp_path):
 def judgments(wh):
     con = duckdb.connect(str(wh), read_only=True)
     try:
-        return sorted(con.execute("select annotator, sent_id, criterion, score, line_no "
-                                  "from raw.human_judgments").fetchall())
+        return sorted(
+            con.execute("select annotator, sent_id, criterion, score, line_no from raw.human_judgments").fetchall()
+        )
     finally:
         con.close()
 
@@ -531,30 +642,45 @@ def judgments(wh):
 def test_unknown_run_corpus_or_sentence_is_an_error_listing_them(small, tmp_path):
     load_human(small, write_csv(tmp_path / "ok.csv", [["default", "small", "t", "r", "a1", "s1", "fluency", 3]]))
     before = table_snapshot(small)
-    bad = write_csv(tmp_path / "bad.csv", [
-        ["default", "small", "t", "r", "a1", "s3", "fluency", 4],        # fine
-        ["default", "nope", "t", "r", "a1", "s1", "fluency", 4],         # line 3
-        ["default", "small", "t", "r", "a1", "s9", "fluency", 4],        # line 4
-        ["default", "small", "t", "r2", "a1", "s1", "fluency", 4],       # line 5
-        ["sr19", "small", "t", "r", "a1", "s1", "fluency", 4],           # line 6: run is in 'default'
-        ["default", "small", "t", "r", "a1", "s2", "fluency", 4]])       # line 7: the run lacks s2
+    bad = write_csv(
+        tmp_path / "bad.csv",
+        [
+            ["default", "small", "t", "r", "a1", "s3", "fluency", 4],  # fine
+            ["default", "nope", "t", "r", "a1", "s1", "fluency", 4],  # line 3
+            ["default", "small", "t", "r", "a1", "s9", "fluency", 4],  # line 4
+            ["default", "small", "t", "r2", "a1", "s1", "fluency", 4],  # line 5
+            ["sr19", "small", "t", "r", "a1", "s1", "fluency", 4],  # line 6: run is in 'default'
+            ["default", "small", "t", "r", "a1", "s2", "fluency", 4],
+        ],
+    )  # line 7: the run lacks s2
     with pytest.raises(LoadError) as err:
         load_human(small, bad)
     message = err.value.message
     assert err.value.line == 3 and message.startswith("5 problem(s): ")
-    for text in ("line 3: unknown corpus 'nope'", "line 4: unknown sentence 's9' of corpus 'small'",
-                 "line 5: unknown run 'default/small/t/r2'", "line 6: unknown run 'sr19/small/t/r'",
-                 "line 7: run 'default/small/t/r' has no output for sentence 's2'"):
+    for text in (
+        "line 3: unknown corpus 'nope'",
+        "line 4: unknown sentence 's9' of corpus 'small'",
+        "line 5: unknown run 'default/small/t/r2'",
+        "line 6: unknown run 'sr19/small/t/r'",
+        "line 7: run 'default/small/t/r' has no output for sentence 's2'",
+    ):
         assert text in message
     assert table_snapshot(small) == before
 
 
-@pytest.mark.parametrize("score, line_text", [("good", "score 'good' is not a number"),
-                                              ("", "empty score"), ("nan", "score 'nan' is not a number")])
+@pytest.mark.parametrize(
+    "score, line_text",
+    [("good", "score 'good' is not a number"), ("", "empty score"), ("nan", "score 'nan' is not a number")],
+)
 def test_bad_score_is_an_error_with_its_line(small, tmp_path, score, line_text):
     before = table_snapshot(small)
-    bad = write_csv(tmp_path / "bad.csv", [["default", "small", "t", "r", "a1", "s1", "fluency", 3],
-                                           ["default", "small", "t", "r", "a1", "s3", "fluency", score]])
+    bad = write_csv(
+        tmp_path / "bad.csv",
+        [
+            ["default", "small", "t", "r", "a1", "s1", "fluency", 3],
+            ["default", "small", "t", "r", "a1", "s3", "fluency", score],
+        ],
+    )
     with pytest.raises(LoadError) as err:
         load_human(small, bad)
     assert err.value.line == 3 and f"line 3: {line_text}" in err.value.message
@@ -566,8 +692,13 @@ def test_missing_column_and_duplicate_judgment_are_errors(small, tmp_path):
     no_score = write_csv(tmp_path / "a.csv", [["small", "t", "r", "a1", "s1", "fluency"]], header=HEADER[1:-1])
     with pytest.raises(LoadError, match="lacks the column"):
         load_human(small, no_score)
-    twice = write_csv(tmp_path / "b.csv", [["default", "small", "t", "r", "a1", "s1", "fluency", 3],
-                                           ["default", "small", "t", "r", "a1", "s1", "Fluency", 4]])
+    twice = write_csv(
+        tmp_path / "b.csv",
+        [
+            ["default", "small", "t", "r", "a1", "s1", "fluency", 3],
+            ["default", "small", "t", "r", "a1", "s1", "Fluency", 4],
+        ],
+    )
     with pytest.raises(LoadError) as err:
         load_human(small, twice)
     assert err.value.line == 3 and "the same judgment as line 2" in err.value.message
@@ -576,16 +707,26 @@ def test_missing_column_and_duplicate_judgment_are_errors(small, tmp_path):
 
 def test_loading_twice_keeps_one_copy_and_a_corrected_file_replaces_its_sets(small, tmp_path):
     # No campaign column: 'default'.
-    first = write_csv(tmp_path / "first.csv", [
-        ["small", "t", "r", "a1", "s1", "fluency", 3], ["small", "t", "r", "a1", "s3", "fluency", 4],
-        ["small", "t", "r", "a2", "s1", "fluency", 5]], header=HEADER[1:])
+    first = write_csv(
+        tmp_path / "first.csv",
+        [
+            ["small", "t", "r", "a1", "s1", "fluency", 3],
+            ["small", "t", "r", "a1", "s3", "fluency", 4],
+            ["small", "t", "r", "a2", "s1", "fluency", 5],
+        ],
+        header=HEADER[1:],
+    )
     assert load_human(small, first) == 3
     assert load_human(small, first) == 3
-    assert judgments(small) == [("a1", "s1", "fluency", 3.0, 2), ("a1", "s3", "fluency", 4.0, 3),
-                                ("a2", "s1", "fluency", 5.0, 4)]
+    assert judgments(small) == [
+        ("a1", "s1", "fluency", 3.0, 2),
+        ("a1", "s3", "fluency", 4.0, 3),
+        ("a2", "s1", "fluency", 5.0, 4),
+    ]
     # Another file for a1's fluency on the run replaces that set (s3 is gone); a2 stays.
-    corrected = write_csv(tmp_path / "corrected.csv", [["small", "t", "r", "a1", "s1", "FLUENCY", 2]],
-                          header=HEADER[1:])
+    corrected = write_csv(
+        tmp_path / "corrected.csv", [["small", "t", "r", "a1", "s1", "FLUENCY", 2]], header=HEADER[1:]
+    )
     load_human(small, corrected)
     assert judgments(small) == [("a1", "s1", "FLUENCY", 2.0, 2), ("a2", "s1", "fluency", 5.0, 4)]
 

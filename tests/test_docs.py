@@ -60,19 +60,28 @@ def test_no_test_that_cannot_fail():
         for model in yaml.safe_load(text).get("models", []):
             tests = list(model.get("data_tests", []))
             for column in model.get("columns", []):
-                tests += [{name: {**(args or {}), "column_name": column["name"]}} if isinstance(args, dict)
-                          else {name: {"column_name": column["name"]}}
-                          for t in column.get("data_tests", []) for name, args in
-                          ([(t, None)] if isinstance(t, str) else t.items())]
+                tests += [
+                    {name: {**(args or {}), "column_name": column["name"]}}
+                    if isinstance(args, dict)
+                    else {name: {"column_name": column["name"]}}
+                    for t in column.get("data_tests", [])
+                    for name, args in ([(t, None)] if isinstance(t, str) else t.items())
+                ]
             for test in tests:
                 if isinstance(test, str):
                     continue
                 for name, args in test.items():
                     values = ((args or {}).get("arguments") or {}).get("values", [])
-                    assert not (name == "accepted_values" and any(isinstance(v, bool) for v in values)), \
-                        (path.name, model["name"], test)
-                    assert not (name == "unique" and "||" in str((args or {}).get("column_name", ""))), \
-                        (path.name, model["name"], test)
+                    assert not (name == "accepted_values" and any(isinstance(v, bool) for v in values)), (
+                        path.name,
+                        model["name"],
+                        test,
+                    )
+                    assert not (name == "unique" and "||" in str((args or {}).get("column_name", ""))), (
+                        path.name,
+                        model["name"],
+                        test,
+                    )
 
 
 def test_the_docs_site_is_one_offline_page(built_warehouse, tmp_path):
@@ -82,8 +91,9 @@ def test_the_docs_site_is_one_offline_page(built_warehouse, tmp_path):
     assert "model.srlens.sentence_scores" in html and "exposure.srlens.report" in html
     assert "Dependency edge accuracy (SPEC 3)" in html
     # no script, style, font or image from the network
-    external = re.findall(r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""", html,
-                          re.IGNORECASE)
+    external = re.findall(
+        r"""<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)\s*=\s*["']?(?:https?:)?//""", html, re.IGNORECASE
+    )
     assert external == []
     assert not re.search(r"""@import\s+(url\()?["']?(https?:)?//|url\(["']?(https?:)?//""", html)
     # dbt's usage tracking (a script from a CDN) is never switched on, and its address is gone
@@ -109,8 +119,20 @@ def test_the_key_tests_fail_on_a_duplicate_and_on_a_null_key(built_warehouse, tm
         con.execute("update dea_by_relation set relation = null where rowid = (select min(rowid) from dea_by_relation)")
     finally:
         con.close()
-    ok, output = run_dbt(["test", "--select", "error_examples", "dea_by_relation", "sentence_scores", "--vars",
-                          json.dumps(last_build_vars(copy))], copy, tmp_path / "dbt", echo=False)
+    ok, output = run_dbt(
+        [
+            "test",
+            "--select",
+            "error_examples",
+            "dea_by_relation",
+            "sentence_scores",
+            "--vars",
+            json.dumps(last_build_vars(copy)),
+        ],
+        copy,
+        tmp_path / "dbt",
+        echo=False,
+    )
     assert not ok
     failed = set(re.findall(r"FAIL \d+ (\S+)", output))
     assert any(name.startswith("unique_key_error_examples") for name in failed), output[-3000:]

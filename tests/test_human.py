@@ -49,7 +49,9 @@ def judgment_csv(path, sent_ids):
         for k, sent_id in enumerate(sent_ids[:JUDGED]):
             for annotator in ANNOTATORS:
                 for criterion in CRITERIA:
-                    rows.append(f"c,small,t,{run},{annotator},{sent_id},{criterion},{score(run, k, annotator, criterion)}")
+                    rows.append(
+                        f"c,small,t,{run},{annotator},{sent_id},{criterion},{score(run, k, annotator, criterion)}"
+                    )
     path.write_text("\n".join(rows) + "\n")
     return path
 
@@ -57,7 +59,7 @@ def judgment_csv(path, sent_ids):
 def expected_z(judgments):
     """(run, sent_id) -> {criterion: mean z}: SPEC 10 by hand (z per annotator over all their scores)."""
     by_annotator = {}
-    for run, sent_id, annotator, criterion, value in judgments:
+    for _run, _sent_id, annotator, _criterion, value in judgments:
         by_annotator.setdefault(annotator, []).append(value)
     stats = {a: (statistics.mean(v), statistics.stdev(v)) for a, v in by_annotator.items()}
     zs = {}
@@ -73,8 +75,9 @@ def reloaded(tmp_path_factory):
     root = tmp_path_factory.mktemp("human")
     wh = root / "srlens.duckdb"
     treebank = root / "small.conllu"
-    treebank.write_text("\n\n".join(blocks(DEMO_DATA_DIR / "treebanks" / "en_ewt_demo.conllu", SENTENCES))
-                        + "\n\n", encoding="utf-8")
+    treebank.write_text(
+        "\n\n".join(blocks(DEMO_DATA_DIR / "treebanks" / "en_ewt_demo.conllu", SENTENCES)) + "\n\n", encoding="utf-8"
+    )
     load_treebank(wh, treebank, "small")
     gold = {}
     for block in blocks(DEMO_DATA_DIR / "outputs" / "en_ewt_demo" / "gold.sr.txt", SENTENCES):
@@ -89,14 +92,28 @@ def reloaded(tmp_path_factory):
     changed_ids = sent_ids[3:8]  # 5 judged sentences get another text
     changed = {i: (" ".join(reversed(t.split())) if i in changed_ids else t) for i, t in gold.items()}
     without = {i: t for i, t in gold.items() if i not in sent_ids[:JUDGED]}
-    results = {"gone": load_outputs(wh, sr_file(root / "without.sr", without), "small", "t", "gone",
-                                    campaign="c", allow_partial=True),
-               "same": load_outputs(wh, sr_file(root / "same.sr", gold), "small", "t", "same", campaign="c")}
+    results = {
+        "gone": load_outputs(
+            wh, sr_file(root / "without.sr", without), "small", "t", "gone", campaign="c", allow_partial=True
+        ),
+        "same": load_outputs(wh, sr_file(root / "same.sr", gold), "small", "t", "same", campaign="c"),
+    }
     # The changed run through the command line, for its message.
-    argv = ["--warehouse", str(wh), "load-outputs", str(sr_file(root / "changed.sr", changed)),
-            "--corpus", "small", "--team", "t", "--run", "changed", "--campaign", "c"]
-    return {"wh": wh, "root": root, "sent_ids": sent_ids, "changed_ids": changed_ids, "results": results,
-            "argv": argv}
+    argv = [
+        "--warehouse",
+        str(wh),
+        "load-outputs",
+        str(sr_file(root / "changed.sr", changed)),
+        "--corpus",
+        "small",
+        "--team",
+        "t",
+        "--run",
+        "changed",
+        "--campaign",
+        "c",
+    ]
+    return {"wh": wh, "root": root, "sent_ids": sent_ids, "changed_ids": changed_ids, "results": results, "argv": argv}
 
 
 def test_a_reload_drops_exactly_the_judgments_of_changed_or_missing_texts(reloaded, capsys):
@@ -105,13 +122,15 @@ def test_a_reload_drops_exactly_the_judgments_of_changed_or_missing_texts(reload
     assert main(reloaded["argv"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "loaded 30 sentences of t/changed for corpus small",
-        "20 human judgments dropped: their text changed or is gone"]
+        "20 human judgments dropped: their text changed or is gone",
+    ]
     con = duckdb.connect(str(reloaded["wh"]), read_only=True)
     left = con.execute("select run, sent_id, count(*) from raw.human_judgments group by all").fetchall()
     con.close()
     judged = reloaded["sent_ids"][:JUDGED]
-    assert sorted(left) == sorted([("same", i, 4) for i in judged]
-                                  + [("changed", i, 4) for i in judged if i not in reloaded["changed_ids"]])
+    assert sorted(left) == sorted(
+        [("same", i, 4) for i in judged] + [("changed", i, 4) for i in judged if i not in reloaded["changed_ids"]]
+    )
 
 
 def test_sentence_scores_carry_only_judgments_of_the_current_text(reloaded):
@@ -121,19 +140,26 @@ def test_sentence_scores_carry_only_judgments_of_the_current_text(reloaded):
     # A path that bypasses the loaders changes one judged text: the build must not attach its judgments.
     bypassed = sent_ids[10]
     con = duckdb.connect(str(wh))
-    con.execute("update raw.outputs set text = text || ' !' where submission_id = 'c/small/t/same' and sent_id = ?",
-                [bypassed])
+    con.execute(
+        "update raw.outputs set text = text || ' !' where submission_id = 'c/small/t/same' and sent_id = ?", [bypassed]
+    )
     con.close()
     build(wh, echo=False, processor="aligned")
 
-    remaining = [(run, i, a, c, score(run, k, a, c))
-                 for run in ("changed", "same") for k, i in enumerate(sent_ids[:JUDGED])
-                 if not (run == "changed" and i in reloaded["changed_ids"]) and not (run == "same" and i == bypassed)
-                 for a in ANNOTATORS for c in CRITERIA]
+    remaining = [
+        (run, i, a, c, score(run, k, a, c))
+        for run in ("changed", "same")
+        for k, i in enumerate(sent_ids[:JUDGED])
+        if not (run == "changed" and i in reloaded["changed_ids"]) and not (run == "same" and i == bypassed)
+        for a in ANNOTATORS
+        for c in CRITERIA
+    ]
     expected = expected_z(remaining)
     con = duckdb.connect(str(wh), read_only=True)
-    rows = con.execute("select run, sent_id, is_missing, fluency_z, adequacy_z from sentence_scores "
-                       "where team = 't' order by run, sent_idx").fetchall()
+    rows = con.execute(
+        "select run, sent_id, is_missing, fluency_z, adequacy_z from sentence_scores "
+        "where team = 't' order by run, sent_idx"
+    ).fetchall()
     con.close()
     assert len(rows) == len(RUNS) * SENTENCES
     attached = 0
@@ -163,8 +189,10 @@ def test_an_older_warehouse_gets_the_hashes_of_its_current_texts(tmp_path):
     run = sr_file(tmp_path / "run.sr", dict(zip(sent_ids, texts.values())))
     load_outputs(wh, run, "small", "t", "r")
     csv = tmp_path / "h.csv"
-    csv.write_text("corpus,team,run,annotator,sent_id,criterion,score\n"
-                   + "".join(f"small,t,r,a1,{i},fluency,{k}\n" for k, i in enumerate(sent_ids)))
+    csv.write_text(
+        "corpus,team,run,annotator,sent_id,criterion,score\n"
+        + "".join(f"small,t,r,a1,{i},fluency,{k}\n" for k, i in enumerate(sent_ids))
+    )
     load_human(wh, csv)
     # The older layout, and an older reload that lost the last sentence but kept its judgment.
     con = duckdb.connect(str(wh))
@@ -176,7 +204,10 @@ def test_an_older_warehouse_gets_the_hashes_of_its_current_texts(tmp_path):
     con = duckdb.connect(str(wh), read_only=True)
     hashes = dict(con.execute("select sent_id, text_sha256 from raw.human_judgments").fetchall())
     con.close()
-    assert hashes == {sent_ids[0]: hashlib.sha256(b"text 0").hexdigest(),
-                      sent_ids[1]: hashlib.sha256(b"text 1").hexdigest(), sent_ids[2]: None}
+    assert hashes == {
+        sent_ids[0]: hashlib.sha256(b"text 0").hexdigest(),
+        sent_ids[1]: hashlib.sha256(b"text 1").hexdigest(),
+        sent_ids[2]: None,
+    }
     partial = sr_file(tmp_path / "partial.sr", dict(zip(sent_ids[:2], ["text 0", "text 1"])))
     assert load_outputs(wh, partial, "small", "t", "r", allow_partial=True) == (2, 1, 1)

@@ -7,8 +7,8 @@ import shutil
 import duckdb
 import pytest
 
-from srlens.loaders.load import load_outputs, load_treebank
 from srlens.build import build
+from srlens.loaders.load import load_outputs, load_treebank
 from tests.conftest import REPO
 
 DEMO = REPO / "demo" / "data"
@@ -27,7 +27,9 @@ def last_build(warehouse):
 def changed_submissions(warehouse):
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        return sorted(r[0] for r in con.execute("select submission_id from intermediate.int_changed_submissions").fetchall())
+        return sorted(
+            r[0] for r in con.execute("select submission_id from intermediate.int_changed_submissions").fetchall()
+        )
     finally:
         con.close()
 
@@ -83,7 +85,7 @@ def incremental_warehouse(tmp_path_factory):
     changed = root / "random_changed.sr.txt"  # the same run with its first output reversed
     lines = RUN_FILES["random"].read_text().splitlines()
     first_text = next(i for i, line in enumerate(lines) if line.startswith("# text = "))
-    lines[first_text] = "# text = " + " ".join(reversed(lines[first_text][len("# text = "):].split()))
+    lines[first_text] = "# text = " + " ".join(reversed(lines[first_text][len("# text = ") :].split()))
     changed.write_text("\n".join(lines) + "\n")
     load_outputs(warehouse, changed, CORPUS, "perturb", "random")
     load_outputs(warehouse, RUN_FILES["head_final"], CORPUS, "perturb", "head_final")
@@ -94,7 +96,10 @@ def incremental_warehouse(tmp_path_factory):
 def test_loading_runs_makes_the_next_build_incremental_over_those_runs_only(incremental_warehouse):
     warehouse, _ = incremental_warehouse
     assert last_build(warehouse) is False
-    assert changed_submissions(warehouse) == [f"default/{CORPUS}/perturb/head_final", f"default/{CORPUS}/perturb/random"]
+    assert changed_submissions(warehouse) == [
+        f"default/{CORPUS}/perturb/head_final",
+        f"default/{CORPUS}/perturb/random",
+    ]
 
 
 def test_an_incremental_build_equals_a_full_rebuild(incremental_warehouse, tmp_path):
@@ -115,7 +120,9 @@ def test_an_incremental_build_equals_a_full_rebuild(incremental_warehouse, tmp_p
 def test_the_unchanged_run_keeps_its_scores_and_the_changed_run_changes_where_it_changed(incremental_warehouse):
     warehouse, first = incremental_warehouse
     now = sentence_scores(warehouse)
-    assert {key: now[key] for key in first if key[0] == "swaps"} == {key: v for key, v in first.items() if key[0] == "swaps"}
+    assert {key: now[key] for key in first if key[0] == "swaps"} == {
+        key: v for key, v in first.items() if key[0] == "swaps"
+    }
     changed = sorted(key for key in first if key[0] == "random" and first[key] != now[key])
     assert changed == [("random", 1)]  # only the first sentence of the reloaded run was changed
     assert len([key for key in now if key[0] == "head_final"]) == 200

@@ -19,10 +19,10 @@ from itertools import groupby
 import duckdb
 import pytest
 
+from srlens.build import build
 from srlens.loaders.errors import LoadError
 from srlens.loaders.load import load_outputs, load_treebank
 from srlens.loaders.rules import load_rules, parse_rule_id, read_rules, rule_id
-from srlens.build import build
 from srlens.query import run_query
 from tests.conftest import REPO, SHARED, require_shared, table_snapshot
 
@@ -72,13 +72,11 @@ def treebank(prefix, size, parts):
 
 # SPEC's size bands: (sentences, min_count). Each treebank has a link seen min_count times
 # (not > min_count: dropped) and one seen min_count + 1 times (kept).
-BANDS = {"xb1": (199, 5), "xb2": (200, 10), "xb3": (999, 10), "xb4": (1000, 20), "xb5": (4999, 20),
-         "xb6": (5000, 50)}
+BANDS = {"xb1": (199, 5), "xb2": (200, 10), "xb3": (999, 10), "xb4": (1000, 20), "xb5": (4999, 20), "xb6": (5000, 50)}
 
 HAND_TREEBANKS = {
     # share = 0.9 exactly is not > 0.9; 0.91 is.
-    "xs": treebank("xs", 300, [(90, agree("r90")), (10, disagree("r90")),
-                               (91, agree("r91")), (9, disagree("r91"))]),
+    "xs": treebank("xs", 300, [(90, agree("r90")), (10, disagree("r90")), (91, agree("r91")), (9, disagree("r91"))]),
     **{lang: treebank(lang, size, [(m, agree("lo")), (m + 1, agree("hi"))]) for lang, (size, m) in BANDS.items()},
     # Cumulative 80% of 120 = 96: 60 and 36 reach exactly 96 (not more), so 18 is still kept and
     # is the crossing rule; 6 is dropped.
@@ -86,19 +84,32 @@ HAND_TREEBANKS = {
     # Ties: the two 15s start at the same cumulative 70 <= 84.8 and are both kept; 6 is dropped.
     "xt": treebank("xt", 106, [(70, agree("t70")), (15, agree("t15a")), (15, agree("t15b")), (6, agree("t6"))]),
     # Value sets: {Int,Rel} = {Rel,Int}, but {Int} != {Int,Rel}.
-    "xm": treebank("xm", 60, [(20, pair("m_same", "PronType=Int,Rel", "PronType=Int,Rel")),
-                              (20, pair("m_order", "PronType=Rel,Int", "PronType=Int,Rel")),
-                              (20, pair("m_diff", "PronType=Int", "PronType=Int,Rel"))]),
+    "xm": treebank(
+        "xm",
+        60,
+        [
+            (20, pair("m_same", "PronType=Int,Rel", "PronType=Int,Rel")),
+            (20, pair("m_order", "PronType=Rel,Int", "PronType=Int,Rel")),
+            (20, pair("m_diff", "PronType=Int", "PronType=Int,Rel")),
+        ],
+    ),
     # Argument structure. KL(local || global) with local = {Acc: 1}: -ln G(Acc).
     "ya": treebank("ya", 246, [(100, OBJ_ACC), (146, NOUN_NOM)]),  # ln(246/100) = 0.9002: kept
     "yb": treebank("yb", 245, [(100, OBJ_ACC), (145, NOUN_NOM)]),  # ln(245/100) = 0.8961: dropped
     "yc": treebank("yc", 1099, [(99, OBJ_ACC), (1000, NOUN_NOM)]),  # 99 instances: dropped
     # Dependent side Acc .81, Dat .10 (allowed), Gen .09 (not); every p/g = 11, KL = ln 11.
     # Head side: VerbForm=Inf on all 100 heads, global VERB Inf 100/500: KL = ln 5.
-    "yd": treebank("yd", 1500, [(81, pair("obj", "Case=Acc", "VerbForm=Inf", "NOUN", "VERB")),
-                                (10, pair("obj", "Case=Dat", "VerbForm=Inf", "NOUN", "VERB")),
-                                (9, pair("obj", "Case=Gen", "VerbForm=Inf", "NOUN", "VERB")),
-                                (1000, NOUN_NOM), (400, [("v", "VERB", "VerbForm=Fin", 0, "root")])]),
+    "yd": treebank(
+        "yd",
+        1500,
+        [
+            (81, pair("obj", "Case=Acc", "VerbForm=Inf", "NOUN", "VERB")),
+            (10, pair("obj", "Case=Dat", "VerbForm=Inf", "NOUN", "VERB")),
+            (9, pair("obj", "Case=Gen", "VerbForm=Inf", "NOUN", "VERB")),
+            (1000, NOUN_NOM),
+            (400, [("v", "VERB", "VerbForm=Fin", 0, "root")]),
+        ],
+    ),
     # Two corpora of one language: the var picks the smaller one, which has the rule.
     "xv_big": treebank("xvb", 30, []),
     "xv_small": treebank("xvs", 10, [(8, agree("v"))]),
@@ -110,16 +121,20 @@ LANGUAGE = {"xv_big": "xv", "xv_small": "xv", "xo_a": "xo", "xo_b": "xo"}
 # Figure 1 of Pratapa et al. (2021), in SUD as the paper parses it (the UD tree attaches Ich to
 # lesen, and the PRON-AUX agreement is not a link there: their Appendix A.1). Features as the
 # figure glosses them (lesen: PTCP).
-S1 = [("Ich", "PRON", "Case=Nom|Number=Sing|Person=1", 2, "subj"),
-      ("werde", "AUX", "Number=Sing|Person=1", 0, "root"),
-      ("lange", "ADJ", "Case=Acc|Number=Plur", 4, "mod"),
-      ("Bücher", "NOUN", "Case=Acc|Number=Plur", 5, "comp:obj"),
-      ("lesen", "VERB", "VerbForm=Part", 2, "comp:aux")]
-S2 = [("Ich", "PRON", "Case=Nom|Number=Sing|Person=1", 2, "subj"),
-      ("werden", "AUX", "Number=Plur|Person=1", 0, "root"),
-      ("langen", "ADJ", "Case=Dat|Number=Plur", 4, "mod"),
-      ("Bücher", "NOUN", "Case=Acc|Number=Plur", 5, "comp:obj"),
-      ("lesen", "VERB", "VerbForm=Part", 2, "comp:aux")]
+S1 = [
+    ("Ich", "PRON", "Case=Nom|Number=Sing|Person=1", 2, "subj"),
+    ("werde", "AUX", "Number=Sing|Person=1", 0, "root"),
+    ("lange", "ADJ", "Case=Acc|Number=Plur", 4, "mod"),
+    ("Bücher", "NOUN", "Case=Acc|Number=Plur", 5, "comp:obj"),
+    ("lesen", "VERB", "VerbForm=Part", 2, "comp:aux"),
+]
+S2 = [
+    ("Ich", "PRON", "Case=Nom|Number=Sing|Person=1", 2, "subj"),
+    ("werden", "AUX", "Number=Plur|Person=1", 0, "root"),
+    ("langen", "ADJ", "Case=Dat|Number=Plur", 4, "mod"),
+    ("Bücher", "NOUN", "Case=Acc|Number=Plur", 5, "comp:obj"),
+    ("lesen", "VERB", "VerbForm=Part", 2, "comp:aux"),
+]
 # The figure's rules: agreement of ADJ-NOUN mod in number, case, gender and of PRON-AUX subj in
 # number and person; case assignment of the subject (Nom) and of the object (Acc or Nom, as in
 # the paper's Figure 2).
@@ -179,10 +194,12 @@ def lambre(tmp_path_factory):
     root = tmp_path_factory.mktemp("lambre")
     wh = root / "wh.duckdb"
     for corpus, sentences in HAND_TREEBANKS.items():
-        load_treebank(wh, write(root / f"{corpus}.conllu", conllu(sentences)), corpus,
-                      language=LANGUAGE.get(corpus, corpus))
-    load_outputs(wh, write(root / "xo_run.conllu", conllu(XO_RUN)), "xo_a", "hand", "xo", fmt="conllu",
-                 allow_partial=True)
+        load_treebank(
+            wh, write(root / f"{corpus}.conllu", conllu(sentences)), corpus, language=LANGUAGE.get(corpus, corpus)
+        )
+    load_outputs(
+        wh, write(root / "xo_run.conllu", conllu(XO_RUN)), "xo_a", "hand", "xo", fmt="conllu", allow_partial=True
+    )
     xo_rules = write(root / "xo_rules.csv", XO_RULES_V1)
     assert load_rules(wh, xo_rules) == 2
 
@@ -206,14 +223,18 @@ def lambre(tmp_path_factory):
 
 
 def rules_of(con, language):
-    return {r[0]: r[1:] for r in con.execute(
-        "select rule_id, support, enabled, source, allowed_values from lambre_rules where language = ?",
-        [language]).fetchall()}
+    return {
+        r[0]: r[1:]
+        for r in con.execute(
+            "select rule_id, support, enabled, source, allowed_values from lambre_rules where language = ?", [language]
+        ).fetchall()
+    }
 
 
 def sentence_score(con, run, sent_id):
-    return con.execute("select rule_score from sentence_scores where run = ? and sent_id = ?",
-                       [run, sent_id]).fetchone()[0]
+    return con.execute(
+        "select rule_score from sentence_scores where run = ? and sent_id = ?", [run, sent_id]
+    ).fetchone()[0]
 
 
 # ---------------------------------------------------------------- Figure 1
@@ -228,40 +249,65 @@ def test_figure1_s2_scores_5_of_7(lambre):
     # holds though neither word has Gender (a missing feature is no disagreement); the other four
     # hold. Mean over 7 rules of 0/1 ratios: 5/7 (skipping Gender would give 4/6).
     assert math.isclose(sentence_score(con, "s2", "fig1"), 5 / 7, rel_tol=1e-12)
-    per_rule = dict(con.execute("select rule_id, (matches, failures) from lambre_rule_scores "
-                                "where submission_id like '%/s2'").fetchall())
+    per_rule = dict(
+        con.execute(
+            "select rule_id, (matches, failures) from lambre_rule_scores where submission_id like '%/s2'"
+        ).fetchall()
+    )
     assert per_rule == {
-        "de|agreement|mod|ADJ>NOUN|Case": (0, 1), "de|agreement|mod|ADJ>NOUN|Gender": (1, 0),
-        "de|agreement|mod|ADJ>NOUN|Number": (1, 0), "de|agreement|subj|PRON>AUX|Number": (0, 1),
-        "de|agreement|subj|PRON>AUX|Person": (1, 0), "de|argstruct|subj|PRON>AUX|Case|dep": (1, 0),
-        "de|argstruct|comp:obj|NOUN>VERB|Case|dep": (1, 0)}
-    assert math.isclose(con.execute("select rule_score from submission_scores where run = 's2'").fetchone()[0],
-                        5 / 7, rel_tol=1e-12)
+        "de|agreement|mod|ADJ>NOUN|Case": (0, 1),
+        "de|agreement|mod|ADJ>NOUN|Gender": (1, 0),
+        "de|agreement|mod|ADJ>NOUN|Number": (1, 0),
+        "de|agreement|subj|PRON>AUX|Number": (0, 1),
+        "de|agreement|subj|PRON>AUX|Person": (1, 0),
+        "de|argstruct|subj|PRON>AUX|Case|dep": (1, 0),
+        "de|argstruct|comp:obj|NOUN>VERB|Case|dep": (1, 0),
+    }
+    assert math.isclose(
+        con.execute("select rule_score from submission_scores where run = 's2'").fetchone()[0], 5 / 7, rel_tol=1e-12
+    )
     assert sentence_score(con, "s1", "fig1") == 1.0
 
 
 def test_figure1_failures_show_word_head_values_and_sentence(lambre):
-    rows = lambre["con"].execute(
-        "select rule_id, form, dep_value, head_form, head_value, sent_id, output_text from lambre_failures "
-        "where run = 's2' order by rule_id").fetchall()
+    rows = (
+        lambre["con"]
+        .execute(
+            "select rule_id, form, dep_value, head_form, head_value, sent_id, output_text from lambre_failures "
+            "where run = 's2' order by rule_id"
+        )
+        .fetchall()
+    )
     assert rows == [
-        ("de|agreement|mod|ADJ>NOUN|Case", "langen", "Dat", "Bücher", "Acc", "fig1",
-         "Ich werden langen Bücher lesen"),
-        ("de|agreement|subj|PRON>AUX|Number", "Ich", "Sing", "werden", "Plur", "fig1",
-         "Ich werden langen Bücher lesen")]
+        ("de|agreement|mod|ADJ>NOUN|Case", "langen", "Dat", "Bücher", "Acc", "fig1", "Ich werden langen Bücher lesen"),
+        (
+            "de|agreement|subj|PRON>AUX|Number",
+            "Ich",
+            "Sing",
+            "werden",
+            "Plur",
+            "fig1",
+            "Ich werden langen Bücher lesen",
+        ),
+    ]
 
 
 def test_failures_recipe_shows_each_failed_rule_once_in_context(lambre):
     rows = lambre["con"].execute((REPO / "sql" / "examples" / "lambre_failures.sql").read_text()).fetchall()
     assert [(r[0], r[4], r[8], r[9], r[11]) for r in rows if r[3] == "s2"] == [
         ("de|agreement|mod|ADJ>NOUN|Case", 1, "langen (Dat)", "Bücher (Acc)", "Ich werden langen Bücher lesen"),
-        ("de|agreement|subj|PRON>AUX|Number", 1, "Ich (Sing)", "werden (Plur)", "Ich werden langen Bücher lesen")]
+        ("de|agreement|subj|PRON>AUX|Number", 1, "Ich (Sing)", "werden (Plur)", "Ich werden langen Bücher lesen"),
+    ]
     # Rules no run broke come last, once each, without a run: here the five S.2 keeps.
     runs = [r[3] for r in rows]
-    assert all(run is None for run in runs[runs.index(None):])
+    assert all(run is None for run in runs[runs.index(None) :])
     assert sorted(r[0] for r in rows if r[3] is None and r[0].startswith("de|")) == [
-        "de|agreement|mod|ADJ>NOUN|Gender", "de|agreement|mod|ADJ>NOUN|Number", "de|agreement|subj|PRON>AUX|Person",
-        "de|argstruct|comp:obj|NOUN>VERB|Case|dep", "de|argstruct|subj|PRON>AUX|Case|dep"]
+        "de|agreement|mod|ADJ>NOUN|Gender",
+        "de|agreement|mod|ADJ>NOUN|Number",
+        "de|agreement|subj|PRON>AUX|Person",
+        "de|argstruct|comp:obj|NOUN>VERB|Case|dep",
+        "de|argstruct|subj|PRON>AUX|Case|dep",
+    ]
 
 
 def test_a_run_without_parse_has_no_rule_score(lambre):
@@ -281,15 +327,23 @@ def agreement_rules(con, language):
 def test_agreement_share_must_exceed_0_9(lambre):
     con = lambre["con"]
     assert agreement_rules(con, "xs") == {"r91"}
-    shares = dict(con.execute("select deprel, (support, agreeing, share) from "
-                              "intermediate.int_lambre_agreement_candidates where language = 'xs'").fetchall())
+    shares = dict(
+        con.execute(
+            "select deprel, (support, agreeing, share) from "
+            "intermediate.int_lambre_agreement_candidates where language = 'xs'"
+        ).fetchall()
+    )
     assert shares == {"r90": (100, 90, 0.9), "r91": (100, 91, 0.91)}
 
 
 def test_agreement_count_must_exceed_min_count_of_the_size_band(lambre):
     con = lambre["con"]
-    bands = dict(con.execute("select language, (sentences, min_count) from intermediate.int_lambre_rule_corpora "
-                             "where language like 'xb%'").fetchall())
+    bands = dict(
+        con.execute(
+            "select language, (sentences, min_count) from intermediate.int_lambre_rule_corpora "
+            "where language like 'xb%'"
+        ).fetchall()
+    )
     assert bands == BANDS
     for language, (_, min_count) in BANDS.items():
         assert agreement_rules(con, language) == {"hi"}, language
@@ -299,10 +353,13 @@ def test_agreement_count_must_exceed_min_count_of_the_size_band(lambre):
 def test_cumulative_80_percent_keeps_the_crossing_rule(lambre):
     con = lambre["con"]
     assert agreement_rules(con, "xk") == {"k60", "k36", "k18"}
-    prior = dict(con.execute("select deprel, (prior_support, total_support, kept) from "
-                             "intermediate.int_lambre_agreement_candidates where language = 'xk'").fetchall())
-    assert prior == {"k60": (0, 120, True), "k36": (60, 120, True), "k18": (96, 120, True),
-                     "k6": (114, 120, False)}
+    prior = dict(
+        con.execute(
+            "select deprel, (prior_support, total_support, kept) from "
+            "intermediate.int_lambre_agreement_candidates where language = 'xk'"
+        ).fetchall()
+    )
+    assert prior == {"k60": (0, 120, True), "k36": (60, 120, True), "k18": (96, 120, True), "k6": (114, 120, False)}
 
 
 def test_cumulative_ties_are_kept_together(lambre):
@@ -312,15 +369,19 @@ def test_cumulative_ties_are_kept_together(lambre):
 def test_multi_valued_features_compare_as_sets(lambre):
     con = lambre["con"]
     assert agreement_rules(con, "xm") == {"m_same", "m_order"}
-    assert con.execute("select value_key from intermediate.int_word_features where corpus = 'xm' "
-                       "and sent_idx = 21 and word_id = 1").fetchall() == [("Int,Rel",)]
+    assert con.execute(
+        "select value_key from intermediate.int_word_features where corpus = 'xm' and sent_idx = 21 and word_id = 1"
+    ).fetchall() == [("Int,Rel",)]
 
 
 def test_argstruct_kl_boundary_and_link_count(lambre):
     con = lambre["con"]
-    candidates = dict(con.execute(
-        "select language, (local_count, kl, kept) from intermediate.int_lambre_argstruct_candidates "
-        "where language in ('ya', 'yb', 'yc') and side = 'dep'").fetchall())
+    candidates = dict(
+        con.execute(
+            "select language, (local_count, kl, kept) from intermediate.int_lambre_argstruct_candidates "
+            "where language in ('ya', 'yb', 'yc') and side = 'dep'"
+        ).fetchall()
+    )
     assert candidates["ya"][0] == 100 and math.isclose(candidates["ya"][1], math.log(2.46)) and candidates["ya"][2]
     assert candidates["yb"][0] == 100 and math.isclose(candidates["yb"][1], math.log(2.45))
     assert not candidates["yb"][2]
@@ -333,7 +394,8 @@ def test_argstruct_allowed_values_from_probability_0_1_and_head_side(lambre):
     con = lambre["con"]
     assert rules_of(con, "yd") == {
         "yd|argstruct|obj|NOUN>VERB|Case|dep": (100, True, "extracted", ["Acc", "Dat"]),  # Gen at 0.09 is out
-        "yd|argstruct|obj|NOUN>VERB|VerbForm|head": (100, True, "extracted", ["Inf"])}
+        "yd|argstruct|obj|NOUN>VERB|VerbForm|head": (100, True, "extracted", ["Inf"]),
+    }
     kl = dict(con.execute("select rule_id, kl from lambre_rules where language = 'yd'").fetchall())
     assert math.isclose(kl["yd|argstruct|obj|NOUN>VERB|Case|dep"], math.log(11))
     assert math.isclose(kl["yd|argstruct|obj|NOUN>VERB|VerbForm|head"], math.log(5))
@@ -341,11 +403,13 @@ def test_argstruct_allowed_values_from_probability_0_1_and_head_side(lambre):
 
 def test_var_names_the_rule_treebank(lambre):
     con = lambre["con"]
-    assert con.execute("select corpus, chosen_by from intermediate.int_lambre_rule_corpora "
-                       "where language = 'xv'").fetchone() == ("xv_small", "var lambre_rule_corpora")
+    assert con.execute(
+        "select corpus, chosen_by from intermediate.int_lambre_rule_corpora where language = 'xv'"
+    ).fetchone() == ("xv_small", "var lambre_rule_corpora")
     assert agreement_rules(con, "xv") == {"v"}
-    assert con.execute("select corpus, chosen_by from intermediate.int_lambre_rule_corpora "
-                       "where language = 'en'").fetchone() == ("en_ewt_train", "most sentences")
+    assert con.execute(
+        "select corpus, chosen_by from intermediate.int_lambre_rule_corpora where language = 'en'"
+    ).fetchone() == ("en_ewt_train", "most sentences")
 
 
 # ---------------------------------------------------------------- rules by hand
@@ -353,12 +417,17 @@ def test_var_names_the_rule_treebank(lambre):
 
 def test_manual_rules_override_and_add(lambre):
     con = lambre["con"]
-    rows = {r[0]: r[1:] for r in con.execute(
-        "select rule_id, source, enabled, overridden, support, source_corpus, allowed_values, comment "
-        "from lambre_rules where language = 'xo'").fetchall()}
+    rows = {
+        r[0]: r[1:]
+        for r in con.execute(
+            "select rule_id, source, enabled, overridden, support, source_corpus, allowed_values, comment "
+            "from lambre_rules where language = 'xo'"
+        ).fetchall()
+    }
     assert rows == {
         "xo|agreement|amod|ADJ>NOUN|Number": ("extracted", False, True, 30, "xo_a", None, "disabled by hand"),
-        "xo|argstruct|obj|NOUN>VERB|Case|dep": ("manual", True, False, None, None, ["Acc"], "added by hand")}
+        "xo|argstruct|obj|NOUN>VERB|Case|dep": ("manual", True, False, None, None, ["Acc"], "added by hand"),
+    }
     # xo-1 breaks the disabled rule only: nothing fired, 1.0. xo-2 breaks the manual rule.
     assert sentence_score(con, "xo", "xo-1") == 1.0
     assert sentence_score(con, "xo", "xo-2") == 0.0
@@ -369,18 +438,21 @@ def test_overrides_survive_reextraction_and_reloading_replaces_a_files_rows(lamb
     wh = tmp_path / "wh.duckdb"
     shutil.copyfile(lambre["wh"], wh)
     # A bigger treebank of language xo becomes its rule treebank: the rule is extracted anew.
-    load_treebank(wh, write(tmp_path / "xo_b.conllu", conllu(treebank("xob", 40, [(40, agree("amod"))]))),
-                  "xo_b", language="xo")
+    load_treebank(
+        wh, write(tmp_path / "xo_b.conllu", conllu(treebank("xob", 40, [(40, agree("amod"))]))), "xo_b", language="xo"
+    )
     write(lambre["xo_rules"], "rule_id,enabled\nxo|agreement|amod|ADJ>NOUN|Number,false\n")
     assert load_rules(wh, lambre["xo_rules"]) == 1
     build(wh, echo=False, processor="aligned", dbt_vars=RULE_CORPORA_VAR)
     con = duckdb.connect(str(wh), read_only=True)
     try:
-        rows = con.execute("select rule_id, source, enabled, support, source_corpus from lambre_rules "
-                           "where language = 'xo'").fetchall()
+        rows = con.execute(
+            "select rule_id, source, enabled, support, source_corpus from lambre_rules where language = 'xo'"
+        ).fetchall()
         assert rows == [("xo|agreement|amod|ADJ>NOUN|Number", "extracted", False, 40, "xo_b")]
-        assert con.execute("select count(*) from raw.lambre_manual_rules where source_file = ?",
-                           [str(lambre["xo_rules"].resolve())]).fetchone() == (1,)
+        assert con.execute(
+            "select count(*) from raw.lambre_manual_rules where source_file = ?", [str(lambre["xo_rules"].resolve())]
+        ).fetchone() == (1,)
         assert sentence_score(con, "xo", "xo-2") == 1.0  # the manual rule is gone with its row
     finally:
         con.close()
@@ -388,21 +460,42 @@ def test_overrides_survive_reextraction_and_reloading_replaces_a_files_rows(lamb
 
 BAD_ROWS = [
     ("rule_id,enabled\nen|agreement|det|DET>NOUN|Number,maybe\n", 2, "enabled 'maybe'"),
-    ("rule_id,enabled\nen|agreement|det|DET>NOUN|Number,true\nen|agreement|det|DET>NOUN|Number,false\n", 3,
-     "already on line 2"),
+    (
+        "rule_id,enabled\nen|agreement|det|DET>NOUN|Number,true\nen|agreement|det|DET>NOUN|Number,false\n",
+        3,
+        "already on line 2",
+    ),
     ("rule_id,kind,enabled\nen|agreement|det|DET>NOUN|Number,argstruct,true\n", 2, "disagrees with rule_id"),
     ("rule_id,enabled\nen|agreement|det\n", 2, "fields"),
     ("rule_id,enabled\n\nen|agreement|det|DET-NOUN|Number,true\n", 3, "is not language|kind"),
-    ("language,kind,deprel,dep_upos,head_upos,feature,side,enabled\nen,argstruct,obj,NOUN,VERB,Case,,true\n", 2,
-     "side missing"),
-    ("language,kind,deprel,dep_upos,head_upos,feature,side,enabled\nen,argstruct,obj,NOUN,VERB,Case,both,true\n",
-     2, "must be dep or head"),
-    ("language,kind,deprel,dep_upos,head_upos,feature,allowed_values,enabled\n"
-     "en,agreement,det,DET,NOUN,Number,Sing,true\n", 2, "allowed_values belong to argstruct"),
-    ("language,kind,deprel,dep_upos,head_upos,feature,side,allowed_values,enabled\n"
-     "en,argstruct,obj,noun,VERB,Case,dep,Acc,true\n", 2, "dep_upos 'noun'"),
-    ("language,kind,deprel,dep_upos,head_upos,feature,side,allowed_values,enabled\n"
-     "en,argstruct,obj,NOUN,VERB,Case,dep,Acc;=x,true\n", 2, "allowed_values"),
+    (
+        "language,kind,deprel,dep_upos,head_upos,feature,side,enabled\nen,argstruct,obj,NOUN,VERB,Case,,true\n",
+        2,
+        "side missing",
+    ),
+    (
+        "language,kind,deprel,dep_upos,head_upos,feature,side,enabled\nen,argstruct,obj,NOUN,VERB,Case,both,true\n",
+        2,
+        "must be dep or head",
+    ),
+    (
+        "language,kind,deprel,dep_upos,head_upos,feature,allowed_values,enabled\n"
+        "en,agreement,det,DET,NOUN,Number,Sing,true\n",
+        2,
+        "allowed_values belong to argstruct",
+    ),
+    (
+        "language,kind,deprel,dep_upos,head_upos,feature,side,allowed_values,enabled\n"
+        "en,argstruct,obj,noun,VERB,Case,dep,Acc,true\n",
+        2,
+        "dep_upos 'noun'",
+    ),
+    (
+        "language,kind,deprel,dep_upos,head_upos,feature,side,allowed_values,enabled\n"
+        "en,argstruct,obj,NOUN,VERB,Case,dep,Acc;=x,true\n",
+        2,
+        "allowed_values",
+    ),
     ("rule_id,allowed_values\nen|agreement|det|DET>NOUN|Number,\n", 1, "no 'enabled' column"),
 ]
 
@@ -421,29 +514,36 @@ def test_bad_rule_files_name_the_line_and_change_nothing(tmp_path, text, line, m
 
 def test_rule_files_round_trip_and_reload(tmp_path):
     wh = tmp_path / "wh.duckdb"
-    path = write(tmp_path / "rules.csv", "rule_id,language,kind,side,enabled,support,source\n"
-                                         "en|argstruct|obj|PRON>VERB|Case|dep,en,argstruct,dep,no,1511,extracted\n"
-                                         "en|agreement|nmod:poss|PRON>NOUN|Number,,,,TRUE,,\n")
+    path = write(
+        tmp_path / "rules.csv",
+        "rule_id,language,kind,side,enabled,support,source\n"
+        "en|argstruct|obj|PRON>VERB|Case|dep,en,argstruct,dep,no,1511,extracted\n"
+        "en|agreement|nmod:poss|PRON>NOUN|Number,,,,TRUE,,\n",
+    )
     rows = read_rules(path)
     assert [(r["line_no"], r["rule_id"], r["deprel"], r["side"], r["enabled"]) for r in rows] == [
         (2, "en|argstruct|obj|PRON>VERB|Case|dep", "obj", "dep", False),
-        (3, "en|agreement|nmod:poss|PRON>NOUN|Number", "nmod:poss", "both", True)]
+        (3, "en|agreement|nmod:poss|PRON>NOUN|Number", "nmod:poss", "both", True),
+    ]
     assert rule_id(**parse_rule_id(rows[1]["rule_id"])) == rows[1]["rule_id"]
     assert load_rules(wh, path) == 2
     assert load_rules(wh, write(path, "rule_id,enabled\nen|agreement|det|DET>NOUN|Number,false\n")) == 1
     con = duckdb.connect(str(wh), read_only=True)
     assert con.execute("select rule_id, enabled from raw.lambre_manual_rules").fetchall() == [
-        ("en|agreement|det|DET>NOUN|Number", False)]
+        ("en|agreement|det|DET>NOUN|Number", False)
+    ]
     con.close()
 
 
 def test_an_export_of_lambre_rules_loads_back(lambre, tmp_path):
     exported = run_query(lambre["wh"], "select * from lambre_rules where language in ('yd', 'xo')", "csv")
     rows = {r["rule_id"]: (r["enabled"], r["allowed_values"]) for r in read_rules(write(tmp_path / "x.csv", exported))}
-    assert rows == {"yd|argstruct|obj|NOUN>VERB|Case|dep": (True, ["Acc", "Dat"]),
-                    "yd|argstruct|obj|NOUN>VERB|VerbForm|head": (True, ["Inf"]),
-                    "xo|agreement|amod|ADJ>NOUN|Number": (False, None),
-                    "xo|argstruct|obj|NOUN>VERB|Case|dep": (True, ["Acc"])}
+    assert rows == {
+        "yd|argstruct|obj|NOUN>VERB|Case|dep": (True, ["Acc", "Dat"]),
+        "yd|argstruct|obj|NOUN>VERB|VerbForm|head": (True, ["Inf"]),
+        "xo|agreement|amod|ADJ>NOUN|Number": (False, None),
+        "xo|argstruct|obj|NOUN>VERB|Case|dep": (True, ["Acc"]),
+    }
 
 
 # ---------------------------------------------------------------- en_ewt against Python
@@ -498,8 +598,7 @@ def python_rules(sentences):
                     local[(*link, f, "dep")][dep[f]] += 1
                 if f in head:
                     local[(*link, f, "head")][head[f]] += 1
-    candidates = sorted(((c, k) for k, c in support.items() if agreeing[k] / c > 0.9 and c > min_count),
-                        reverse=True)
+    candidates = sorted(((c, k) for k, c in support.items() if agreeing[k] / c > 0.9 and c > min_count), reverse=True)
     total, before, agreement = sum(c for c, _ in candidates), 0, {}
     for count, group in groupby(candidates, key=lambda x: x[0]):
         group = list(group)
@@ -520,10 +619,15 @@ def python_rules(sentences):
 def test_en_ewt_extraction_equals_python(lambre):
     con = lambre["con"]
     agreement, argstruct = python_rules(read_sentences(EN_EWT_TRAIN))
-    got = {r[0]: r[1:] for r in con.execute(
-        "select rule_id, kind, support, kl, allowed_values from lambre_rules where language = 'en'").fetchall()}
-    assert {k: v[1] for k, v in got.items() if v[0] == "agreement"} == \
-        {rule_id("en", "agreement", *k): c for k, c in agreement.items()}
+    got = {
+        r[0]: r[1:]
+        for r in con.execute(
+            "select rule_id, kind, support, kl, allowed_values from lambre_rules where language = 'en'"
+        ).fetchall()
+    }
+    assert {k: v[1] for k, v in got.items() if v[0] == "agreement"} == {
+        rule_id("en", "agreement", *k): c for k, c in agreement.items()
+    }
     want = {rule_id("en", "argstruct", *k): v for k, v in argstruct.items()}
     assert set(want) == {k for k, v in got.items() if v[0] == "argstruct"}
     for key, (n, kl, allowed) in want.items():
@@ -556,12 +660,17 @@ def test_en_ewt_checks_equal_python(lambre, run):
     con = lambre["con"]
     rules = defaultdict(list)
     for rid, kind, deprel, dep_upos, head_upos, feature, side, allowed in con.execute(
-            "select rule_id, kind, deprel, dep_upos, head_upos, feature, side, allowed_values "
-            "from lambre_rules where language = 'en' and enabled").fetchall():
+        "select rule_id, kind, deprel, dep_upos, head_upos, feature, side, allowed_values "
+        "from lambre_rules where language = 'en' and enabled"
+    ).fetchall():
         rules[(deprel, dep_upos, head_upos)].append((rid, kind, feature, side, allowed))
     pooled, per_sentence = python_checks(read_sentences(lambre["root"] / f"{run}.conllu"), rules)
-    got = {r[0]: [r[1], r[2]] for r in con.execute(
-        "select rule_id, matches, failures from lambre_rule_scores where run = ?", [run]).fetchall()}
+    got = {
+        r[0]: [r[1], r[2]]
+        for r in con.execute(
+            "select rule_id, matches, failures from lambre_rule_scores where run = ?", [run]
+        ).fetchall()
+    }
     assert got == dict(pooled)
     scores = dict(con.execute("select sent_id, rule_score from sentence_scores where run = ?", [run]).fetchall())
     assert scores.keys() == per_sentence.keys()
@@ -573,18 +682,28 @@ def test_en_ewt_checks_equal_python(lambre, run):
 def test_en_ewt_gold_is_near_1_and_injected_errors_score_lower(lambre):
     con = lambre["con"]
     corpus = dict(con.execute("select run, rule_score from submission_scores where corpus = 'en_ewt_test'").fetchall())
-    mean = dict(con.execute("select run, avg(rule_score) from sentence_scores where corpus = 'en_ewt_test' "
-                            "group by run").fetchall())
-    print(f"\nen_ewt test against en_ewt train rules: gold {corpus['gold']:.4f} (sentence mean "
-          f"{mean['gold']:.4f}); Number flipped on {lambre['flipped_words']} det/nsubj dependents in 30% of "
-          f"sentences: {corpus['flipped']:.4f} (sentence mean {mean['flipped']:.4f})")
+    mean = dict(
+        con.execute(
+            "select run, avg(rule_score) from sentence_scores where corpus = 'en_ewt_test' group by run"
+        ).fetchall()
+    )
+    print(
+        f"\nen_ewt test against en_ewt train rules: gold {corpus['gold']:.4f} (sentence mean "
+        f"{mean['gold']:.4f}); Number flipped on {lambre['flipped_words']} det/nsubj dependents in 30% of "
+        f"sentences: {corpus['flipped']:.4f} (sentence mean {mean['flipped']:.4f})"
+    )
     assert corpus["gold"] > 0.97 and mean["gold"] > 0.98
     assert corpus["flipped"] < corpus["gold"] - 0.02 and mean["flipped"] < mean["gold"] - 0.02
-    failures = dict(con.execute("select (run, rule_id), failures from lambre_rule_scores "
-                                "where rule_id like 'en|agreement|%|Number'").fetchall())
+    failures = dict(
+        con.execute(
+            "select (run, rule_id), failures from lambre_rule_scores where rule_id like 'en|agreement|%|Number'"
+        ).fetchall()
+    )
     # Most English determiners have no Number (the, a), and a flipped det whose noun is a flipped
     # subject still agrees: 28 det failures, against 0 in the gold trees.
     assert failures[("gold", "en|agreement|det|DET>NOUN|Number")] == 0
     assert failures[("flipped", "en|agreement|det|DET>NOUN|Number")] >= 20
-    assert failures[("flipped", "en|agreement|nsubj|PRON>VERB|Number")] > 50 + \
-        failures[("gold", "en|agreement|nsubj|PRON>VERB|Number")]
+    assert (
+        failures[("flipped", "en|agreement|nsubj|PRON>VERB|Number")]
+        > 50 + failures[("gold", "en|agreement|nsubj|PRON>VERB|Number")]
+    )

@@ -16,12 +16,12 @@ import duckdb
 import numpy as np
 import pytest
 from scipy import stats
+
+from srlens.build import build
 from srlens.loaders.campaign_dates import parse_campaign_date, set_campaign_date
 from srlens.loaders.errors import LoadError
 from srlens.loaders.human import load_human, load_system_human
 from srlens.loaders.load import load_outputs, load_treebank
-
-from srlens.build import build
 from srlens.report.lambre_trends import rule_medians_chart, section, systems_chart
 from srlens.status import status
 from tests.conftest import SHARED, require_shared, table_snapshot
@@ -65,13 +65,15 @@ def mt(tmp_path_factory):
         text, n = inject_agreement_errors(first_sentences(split_path(language), SENTENCES), rate, SEED)
         path = root / f"{language}_{campaign}_{team}.conllu"
         path.write_text(text, encoding="utf-8")
-        load_outputs(warehouse, path, f"{language}_mt", team, run, campaign, "conllu",
-                     no_reference=True, language=language)
+        load_outputs(
+            warehouse, path, f"{language}_mt", team, run, campaign, "conllu", no_reference=True, language=language
+        )
         flipped[f"{campaign}/{language}_mt/{team}/{run}"] = n
 
     for language in ("fr", "de", "ru"):
-        load_treebank(warehouse, SHARED / "ud" / f"{language}_gsd" / f"{language}_gsd-ud-dev.conllu",
-                      f"{language}_gsd_dev")
+        load_treebank(
+            warehouse, SHARED / "ud" / f"{language}_gsd" / f"{language}_gsd-ud-dev.conllu", f"{language}_gsd_dev"
+        )
         for team, rate in RATES.items():
             load_run(language, "mt19", team, rate)
     for team, rate in FR_MORE.items():
@@ -85,19 +87,37 @@ def mt(tmp_path_factory):
 
     # System level, as WMT publishes: DA (higher is better) with an outlier, MQM (lower is better).
     fr_rates = {**RATES, **FR_MORE}
-    rows = [("mt19", "fr_mt", team, "1", "DA", da(rate) if team != "sysout" else -400, "higher")
-            for team, rate in fr_rates.items()]
+    rows = [
+        ("mt19", "fr_mt", team, "1", "DA", da(rate) if team != "sysout" else -400, "higher")
+        for team, rate in fr_rates.items()
+    ]
     rows += [("mt19", "fr_mt", team, "1", "mqm", 200 * rate, "lower") for team, rate in fr_rates.items()]
     rows += [("mt19", "ru_mt", team, "1", "da", da(RATES[team]), "higher") for team in ("sys0", "sys10")]
-    load_system_human(warehouse, write_csv(root / "system.csv", ("campaign", "corpus", "team", "run", "criterion",
-                                                                 "score", "orientation"), rows))
+    load_system_human(
+        warehouse,
+        write_csv(
+            root / "system.csv", ("campaign", "corpus", "team", "run", "criterion", "score", "orientation"), rows
+        ),
+    )
     # German: sentence-level fluency only, one annotator, on the first 20 sentences.
-    sent_ids = [line.split("= ", 1)[1] for line in split_path("de").read_text(encoding="utf-8").splitlines()
-                if line.startswith("# sent_id = ")][:20]
-    judgments = [("A1", "mt19", team, "1", "de_mt", sent_id, "fluency", 5 - 10 * RATES[team] + k % 3)
-                 for team in RATES for k, sent_id in enumerate(sent_ids)]
-    load_human(warehouse, write_csv(root / "fluency.csv", ("annotator", "campaign", "team", "run", "corpus",
-                                                          "sent_id", "criterion", "score"), judgments))
+    sent_ids = [
+        line.split("= ", 1)[1]
+        for line in split_path("de").read_text(encoding="utf-8").splitlines()
+        if line.startswith("# sent_id = ")
+    ][:20]
+    judgments = [
+        ("A1", "mt19", team, "1", "de_mt", sent_id, "fluency", 5 - 10 * RATES[team] + k % 3)
+        for team in RATES
+        for k, sent_id in enumerate(sent_ids)
+    ]
+    load_human(
+        warehouse,
+        write_csv(
+            root / "fluency.csv",
+            ("annotator", "campaign", "team", "run", "corpus", "sent_id", "criterion", "score"),
+            judgments,
+        ),
+    )
     build(warehouse, echo=False, processor="aligned")
     return warehouse, root, flipped, judgments
 
@@ -110,8 +130,11 @@ def con(mt):
 
 
 def rule_scores(con, corpus, campaign="mt19"):
-    return dict(con.execute("select team, rule_score from submission_scores where corpus = ? and campaign = ?",
-                            [corpus, campaign]).fetchall())
+    return dict(
+        con.execute(
+            "select team, rule_score from submission_scores where corpus = ? and campaign = ?", [corpus, campaign]
+        ).fetchall()
+    )
 
 
 # ------------------------------------------------------------------- part 1: reference-free runs
@@ -121,16 +144,25 @@ def rule_scores(con, corpus, campaign="mt19"):
 def test_rule_score_falls_strictly_with_the_error_rate(mt, con, language):
     flipped = mt[2]
     assert [flipped[f"mt19/{language}_mt/{t}/1"] for t in RATES] == sorted(
-        {flipped[f"mt19/{language}_mt/{t}/1"] for t in RATES}) and flipped[f"mt19/{language}_mt/sys10/1"] > 0
+        {flipped[f"mt19/{language}_mt/{t}/1"] for t in RATES}
+    ) and flipped[f"mt19/{language}_mt/sys10/1"] > 0
     scores = rule_scores(con, f"{language}_mt")
     assert scores["sys0"] > scores["sys10"] > scores["sys30"], scores
     # the failures are the injected ones: more flips, more failed checks, sentence by sentence too
-    failures = dict(con.execute("""select team, sum(failures) from lambre_rule_scores
+    failures = dict(
+        con.execute(
+            """select team, sum(failures) from lambre_rule_scores
                                    where corpus = ? and campaign = 'mt19' group by team""",
-                                [f"{language}_mt"]).fetchall())
+            [f"{language}_mt"],
+        ).fetchall()
+    )
     assert failures["sys0"] < failures["sys10"] < failures["sys30"]
-    means = dict(con.execute("select team, rule_score_mean from submission_scores where corpus = ? "
-                             "and campaign = 'mt19'", [f"{language}_mt"]).fetchall())
+    means = dict(
+        con.execute(
+            "select team, rule_score_mean from submission_scores where corpus = ? and campaign = 'mt19'",
+            [f"{language}_mt"],
+        ).fetchall()
+    )
     assert means["sys0"] > means["sys10"] > means["sys30"]
 
 
@@ -144,12 +176,18 @@ def test_every_reference_based_figure_is_null_and_rule_scores_are_kept(con):
                count(quality_accuracy), count(rule_score)
         from sentence_scores""").fetchone()
     assert sentences == (runs * SENTENCES,) + (0,) * 12 + (runs * SENTENCES,)
-    columns = [r[0] for r in con.execute("""select column_name from duckdb_columns() where table_name =
-        'submission_scores' and data_type in ('DOUBLE', 'FLOAT')""").fetchall()]
+    columns = [
+        r[0]
+        for r in con.execute("""select column_name from duckdb_columns() where table_name =
+        'submission_scores' and data_type in ('DOUBLE', 'FLOAT')""").fetchall()
+    ]
     reference_based = [c for c in columns if not c.startswith("rule_score")]
     assert {"corpus_bleu", "dea", "bleu_mean", "corpus_bleu_ci_low", "dea_ci_high"} <= set(reference_based)
-    nonnull = con.execute("select " + ", ".join(f"count({c})" for c in reference_based)
-                          + ", count(rule_score), count(rule_score_mean) from submission_scores").fetchone()
+    nonnull = con.execute(
+        "select "
+        + ", ".join(f"count({c})" for c in reference_based)
+        + ", count(rule_score), count(rule_score_mean) from submission_scores"
+    ).fetchone()
     assert nonnull == (0,) * len(reference_based) + (runs, runs)
     # every run has its per-rule rows and its rule failures
     assert con.execute("select count(distinct submission_id) from lambre_rule_scores").fetchone() == (runs,)
@@ -158,8 +196,9 @@ def test_every_reference_based_figure_is_null_and_rule_scores_are_kept(con):
     assert metrics == {"rule_score_mean"}
     for mart in ("bucket_scores", "suspicious_subtrees", "dea_by_relation", "error_examples"):
         assert con.execute(f"select count(*) from {mart}").fetchone() == (0,), mart
-    assert con.execute("select count(*) from projectivity_tests where n_projective + n_nonprojective > 0 "
-                       "or p_value is not null").fetchone() == (0,)
+    assert con.execute(
+        "select count(*) from projectivity_tests where n_projective + n_nonprojective > 0 or p_value is not null"
+    ).fetchone() == (0,)
     # rule score and fluency of the German runs, the one pair of sentence variables they have
     pairs = con.execute("""select distinct metric_a, metric_b, n from metric_correlations""").fetchall()
     assert pairs == [("rule_score", "fluency_z", 20)]
@@ -220,8 +259,9 @@ def test_reference_free_loads_refuse_what_they_cannot_match(tmp_path):
 
 def python_correlations(con):
     """system_correlations recomputed in Python: vectors from the marts, outliers with numpy, scipy."""
-    human = con.execute("select submission_id, campaign, corpus, criterion, human_score "
-                        "from intermediate.int_system_human_scores").df()
+    human = con.execute(
+        "select submission_id, campaign, corpus, criterion, human_score from intermediate.int_system_human_scores"
+    ).df()
     metrics = con.execute("select * from submission_scores").df().set_index("submission_id")
     expected = {}
     for (campaign, corpus, criterion), group in human.groupby(["campaign", "corpus", "criterion"]):
@@ -229,17 +269,28 @@ def python_correlations(con):
         mad = np.median(np.abs(h - np.median(h)))
         outlier = dict(zip(group.submission_id, np.abs(h - np.median(h)) > 2.5 * 1.4826 * mad))
         for metric in ("rule_score", "rule_score_mean", "corpus_bleu"):
-            pairs = [(metrics.at[s, metric], y, outlier[s]) for s, y in zip(group.submission_id, group.human_score)
-                     if not math.isnan(metrics.at[s, metric])]
+            pairs = [
+                (metrics.at[s, metric], y, outlier[s])
+                for s, y in zip(group.submission_id, group.human_score)
+                if not math.isnan(metrics.at[s, metric])
+            ]
             if not pairs:
                 continue
             x, y, out = (np.array(v) for v in zip(*pairs))
-            row = {"systems": len(x), "systems_no_outliers": int((~out).sum()),
-                   "outliers": sorted(s for s, o in outlier.items() if o and not math.isnan(metrics.at[s, metric]))}
+            row = {
+                "systems": len(x),
+                "systems_no_outliers": int((~out).sum()),
+                "outliers": sorted(s for s, o in outlier.items() if o and not math.isnan(metrics.at[s, metric])),
+            }
             if len(x) >= 3:
-                row.update(pearson_r=stats.pearsonr(x, y).statistic, pearson_p=stats.pearsonr(x, y).pvalue,
-                           spearman_rho=stats.spearmanr(x, y).statistic, spearman_p=stats.spearmanr(x, y).pvalue,
-                           kendall_tau=stats.kendalltau(x, y).statistic, kendall_p=stats.kendalltau(x, y).pvalue)
+                row.update(
+                    pearson_r=stats.pearsonr(x, y).statistic,
+                    pearson_p=stats.pearsonr(x, y).pvalue,
+                    spearman_rho=stats.spearmanr(x, y).statistic,
+                    spearman_p=stats.spearmanr(x, y).pvalue,
+                    kendall_tau=stats.kendalltau(x, y).statistic,
+                    kendall_p=stats.kendalltau(x, y).pvalue,
+                )
             if (~out).sum() >= 3:
                 kept = stats.pearsonr(x[~out], y[~out])
                 row.update(pearson_r_no_outliers=kept.statistic, pearson_p_no_outliers=kept.pvalue)
@@ -249,13 +300,22 @@ def python_correlations(con):
 
 def test_system_correlations_equal_scipy_on_the_same_vectors(con):
     expected = python_correlations(con)
-    rows = con.execute("select * from system_correlations where metric in "
-                       "('rule_score', 'rule_score_mean', 'corpus_bleu')").df()
+    rows = con.execute(
+        "select * from system_correlations where metric in ('rule_score', 'rule_score_mean', 'corpus_bleu')"
+    ).df()
     got = {(r.campaign, r.corpus, r.metric, r.criterion): r for r in rows.itertuples()}
     assert set(got) == set(expected) and len(got) == 4 * 2  # fr da, fr mqm, de fluency, ru da; no BLEU
     for key, row in expected.items():
-        for column in ("pearson_r", "pearson_p", "spearman_rho", "spearman_p", "kendall_tau", "kendall_p",
-                       "pearson_r_no_outliers", "pearson_p_no_outliers"):
+        for column in (
+            "pearson_r",
+            "pearson_p",
+            "spearman_rho",
+            "spearman_p",
+            "kendall_tau",
+            "kendall_p",
+            "pearson_r_no_outliers",
+            "pearson_p_no_outliers",
+        ):
             value = getattr(got[key], column)
             if column in row:
                 assert value == pytest.approx(row[column], abs=1e-9, rel=0), (key, column)
@@ -284,8 +344,11 @@ def test_system_score_from_sentence_z_scores_and_few_systems(mt, con):
     mean, sd = np.mean(scores), np.std(scores, ddof=1)
     for team in RATES:
         z = [(j[7] - mean) / sd for j in judgments if j[2] == team]
-        got = con.execute("""select human_score, human_source, orientation from intermediate.int_system_human_scores
-                             where submission_id = ?""", [f"mt19/de_mt/{team}/1"]).fetchone()
+        got = con.execute(
+            """select human_score, human_source, orientation from intermediate.int_system_human_scores
+                             where submission_id = ?""",
+            [f"mt19/de_mt/{team}/1"],
+        ).fetchone()
         assert got[0] == pytest.approx(np.mean(z), abs=1e-12) and got[1:] == ("sentence z mean", "higher")
     de = con.execute("""select systems, pearson_r from system_correlations
                         where corpus = 'de_mt' and metric = 'rule_score' and criterion = 'fluency'""").fetchone()
@@ -305,11 +368,15 @@ def test_system_level_file_errors_name_the_line_and_change_nothing(mt, tmp_path)
         ([("mt19", "fr_mt", "nobody", "1", "da", 1, "higher")], r"line 2: unknown run 'mt19/fr_mt/nobody/1'"),
         ([("mt19", "fr_mt", "sys0", "1", "da", 1, "up")], r"line 2: orientation 'up' is not higher or lower"),
         ([("mt19", "fr_mt", "sys0", "1", "da", "x", "higher")], r"line 2: score 'x' is not a number"),
-        ([("mt19", "fr_mt", "sys0", "1", "da", 1, ""), ("mt19", "fr_mt", "sys0", "1", "DA", 2, "")],
-         r"line 3: the same run and criterion as line 2"),
+        (
+            [("mt19", "fr_mt", "sys0", "1", "da", 1, ""), ("mt19", "fr_mt", "sys0", "1", "DA", 2, "")],
+            r"line 3: the same run and criterion as line 2",
+        ),
         ([("mt19", "fr_mt", "sys0", "1", "mqm", 1, "higher")], r"line 2: criterion 'mqm' is recorded as 'lower'"),
-        ([("mt19", "fr_mt", "sys0", "1", "ter", 1, "lower"), ("mt19", "fr_mt", "sys10", "1", "ter", 1, "higher")],
-         r"line 3: criterion 'ter' is 'higher' here and 'lower' at line 2"),
+        (
+            [("mt19", "fr_mt", "sys0", "1", "ter", 1, "lower"), ("mt19", "fr_mt", "sys10", "1", "ter", 1, "higher")],
+            r"line 3: criterion 'ter' is 'higher' here and 'lower' at line 2",
+        ),
     ]
     for rows, message in cases:
         with pytest.raises(LoadError, match=message):
@@ -324,9 +391,11 @@ def test_system_level_file_errors_name_the_line_and_change_nothing(mt, tmp_path)
     try:
         assert db.execute("""select score, source_file from raw.system_human_scores
                              where team = 'sys0' and corpus = 'fr_mt' and criterion = 'da'""").fetchall() == [
-            (99.0, str(fixed))]
-        assert db.execute("select count(*) from raw.system_human_scores").fetchone()[0] == len(before[
-            "system_human_scores"])
+            (99.0, str(fixed))
+        ]
+        assert db.execute("select count(*) from raw.system_human_scores").fetchone()[0] == len(
+            before["system_human_scores"]
+        )
     finally:
         db.close()
 
@@ -336,7 +405,10 @@ def test_system_level_file_errors_name_the_line_and_change_nothing(mt, tmp_path)
 
 def test_campaign_dates():
     assert [str(parse_campaign_date(t)) for t in ("2019", "2019-06", "2019-06-14")] == [
-        "2019-01-01", "2019-06-01", "2019-06-14"]
+        "2019-01-01",
+        "2019-06-01",
+        "2019-06-14",
+    ]
     for bad in ("19", "2019-6", "2019--01", "2019-02-30", "2019-13", "next year"):
         with pytest.raises(ValueError, match="campaign date"):
             parse_campaign_date(bad)
@@ -356,9 +428,13 @@ def test_campaign_trends_mark_the_reference_run(con):
 
 def test_rule_trends_are_the_medians_of_lambre_rule_scores(con):
     frame = con.execute("select campaign, language, rule_id, team, score from lambre_rule_scores").df()
-    got = {(r[0], r[1], r[2]): r[3:] for r in con.execute(
-        "select campaign, language, rule_id, submissions, median_score, mean_score, reference_submissions, "
-        "reference_score, campaign_date::varchar from rule_trends").fetchall()}
+    got = {
+        (r[0], r[1], r[2]): r[3:]
+        for r in con.execute(
+            "select campaign, language, rule_id, submissions, median_score, mean_score, reference_submissions, "
+            "reference_score, campaign_date::varchar from rule_trends"
+        ).fetchall()
+    }
     assert len(got) == len(frame.groupby(["campaign", "language", "rule_id"]))
     for (campaign, language, rule_id), group in frame.groupby(["campaign", "language", "rule_id"]):
         systems, reference = group[group.team != "reference"].score, group[group.team == "reference"].score
@@ -397,29 +473,60 @@ def test_the_report_shows_the_trends_once_and_lists_them(mt, tmp_path):
 
 def test_the_commands(tmp_path, capsys):
     from srlens.cli import main
+
     require_shared()
     warehouse = str(tmp_path / "srlens.duckdb")
     run = tmp_path / "run.conllu"
     run.write_text(first_sentences(split_path("de"), 3), encoding="utf-8")
-    assert main(["--warehouse", warehouse, "load-outputs", str(run), "--corpus", "de_mt", "--team", "a",
-                 "--run", "1", "--campaign", "wmt19", "--no-reference", "--language", "de"]) == 0
+    assert (
+        main(
+            [
+                "--warehouse",
+                warehouse,
+                "load-outputs",
+                str(run),
+                "--corpus",
+                "de_mt",
+                "--team",
+                "a",
+                "--run",
+                "1",
+                "--campaign",
+                "wmt19",
+                "--no-reference",
+                "--language",
+                "de",
+            ]
+        )
+        == 0
+    )
     assert main(["--warehouse", warehouse, "campaign", "wmt19", "--date", "2019-06"]) == 0
-    scores = write_csv(tmp_path / "system.csv", ("campaign", "corpus", "team", "run", "criterion", "score"),
-                       [("wmt19", "de_mt", "a", "1", "DA", 0.25)])
+    scores = write_csv(
+        tmp_path / "system.csv",
+        ("campaign", "corpus", "team", "run", "criterion", "score"),
+        [("wmt19", "de_mt", "a", "1", "DA", 0.25)],
+    )
     assert main(["--warehouse", warehouse, "load-human", str(scores), "--level", "system"]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines() == ["loaded 3 sentences of a/1 for corpus de_mt", "campaign wmt19: date 2019-06",
-                                f"loaded 1 system-level human scores from {scores}"]
+    assert out.splitlines() == [
+        "loaded 3 sentences of a/1 for corpus de_mt",
+        "campaign wmt19: date 2019-06",
+        f"loaded 1 system-level human scores from {scores}",
+    ]
     assert main(["--warehouse", warehouse, "campaign", "wmt19", "--date", "June"]) == 2
     assert "campaign date 'June': expected YYYY, YYYY-MM or YYYY-MM-DD" in capsys.readouterr().err
-    assert main(["--warehouse", warehouse, "load-outputs", str(run), "--corpus", "fr_mt", "--team", "a",
-                 "--run", "1"]) == 2
+    assert (
+        main(["--warehouse", warehouse, "load-outputs", str(run), "--corpus", "fr_mt", "--team", "a", "--run", "1"])
+        == 2
+    )
     assert "for a corpus without a treebank, add --no-reference --language xx" in capsys.readouterr().err
     db = duckdb.connect(warehouse, read_only=True)
     try:
         assert db.execute("select * exclude (set_at) from raw.campaign_dates").fetchall() == [
-            ("wmt19", "2019-06", parse_campaign_date("2019-06"))]
+            ("wmt19", "2019-06", parse_campaign_date("2019-06"))
+        ]
         assert db.execute("select criterion, score, orientation from raw.system_human_scores").fetchall() == [
-            ("da", 0.25, "higher")]
+            ("da", 0.25, "higher")
+        ]
     finally:
         db.close()

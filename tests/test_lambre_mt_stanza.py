@@ -9,9 +9,9 @@ rules come from en_ewt dev.
 import re
 
 import duckdb
-from srlens.loaders.load import load_outputs, load_treebank
 
 from srlens.build import build
+from srlens.loaders.load import load_outputs, load_treebank
 from tests.conftest import EN_EWT_TEST, SHARED
 from tests.test_processing import require_models
 
@@ -21,8 +21,11 @@ SWAPS = {"is": "are", "are": "is", "was": "were", "were": "was", "has": "have", 
 
 
 def texts(n):
-    return [line[len("# text = "):] for line in EN_EWT_TEST.read_text(encoding="utf-8").splitlines()
-            if line.startswith("# text = ")][:n]
+    return [
+        line[len("# text = ") :]
+        for line in EN_EWT_TEST.read_text(encoding="utf-8").splitlines()
+        if line.startswith("# text = ")
+    ][:n]
 
 
 def swap_verbs(text):
@@ -39,23 +42,33 @@ def test_an_english_text_run_without_reference_is_parsed_by_stanza_and_scored(tm
     (tmp_path / "swapped.txt").write_text("\n".join(swapped) + "\n", encoding="utf-8")
     load_treebank(warehouse, EN_EWT_DEV, "en_ewt_dev")
     for team in ("clean", "swapped"):
-        load_outputs(warehouse, tmp_path / f"{team}.txt", "en_mt", team, "1", "wmt", "text",
-                     no_reference=True, language="en")
+        load_outputs(
+            warehouse, tmp_path / f"{team}.txt", "en_mt", team, "1", "wmt", "text", no_reference=True, language="en"
+        )
     build(warehouse, echo=False, processor="stanza", stanza_dir=str(models))
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        rows = {r[0]: r[1:] for r in con.execute("""
+        rows = {
+            r[0]: r[1:]
+            for r in con.execute("""
             select team, sentences, rule_score, processor, corpus_bleu, dea, simple_tree_accuracy_mean
-            from submission_scores order by team""").fetchall()}
+            from submission_scores order by team""").fetchall()
+        }
         assert set(rows) == {"clean", "swapped"}
-        for team, (sentences, rule_score, processor, *reference_based) in rows.items():
+        for _team, (sentences, rule_score, processor, *reference_based) in rows.items():
             assert sentences == SENTENCES and processor.startswith("stanza-") and "/en/" in processor
             assert rule_score is not None and reference_based == [None, None, None]
         assert rows["clean"][1] > rows["swapped"][1]
         assert con.execute("select count(*), count(rule_score), count(bleu) from sentence_scores").fetchone() == (
-            2 * SENTENCES, 2 * SENTENCES, 0)
-        failed = {r[0] for r in con.execute("""select rule_id from lambre_failures
-                                               where team = 'swapped' and feature = 'Number'""").fetchall()}
+            2 * SENTENCES,
+            2 * SENTENCES,
+            0,
+        )
+        failed = {
+            r[0]
+            for r in con.execute("""select rule_id from lambre_failures
+                                               where team = 'swapped' and feature = 'Number'""").fetchall()
+        }
         assert any("|nsubj|" in rule for rule in failed), failed
         assert con.execute("select parsers from campaign_trends").fetchone()[0] == rows["clean"][2]
     finally:

@@ -19,8 +19,10 @@ EN, FR = 12, 8  # sentences of each slice
 def _blocks(conllu_path, n):
     """The first n sentence blocks of a UD file, as (sent_id, text, block)."""
     blocks = [b for b in conllu_path.read_text(encoding="utf-8").split("\n\n") if b.strip()][:n]
-    return [(re.search(r"^# sent_id = (.*)$", b, re.M).group(1), re.search(r"^# text = (.*)$", b, re.M).group(1), b)
-            for b in blocks]
+    return [
+        (re.search(r"^# sent_id = (.*)$", b, re.M).group(1), re.search(r"^# text = (.*)$", b, re.M).group(1), b)
+        for b in blocks
+    ]
 
 
 @pytest.fixture
@@ -29,8 +31,10 @@ def corpora(tmp_path):
     require_shared()
     warehouse = tmp_path / "wh.duckdb"
     sentences = {}
-    for corpus, path, n in (("en_ewt", SHARED / "ud/en_ewt/en_ewt-ud-test.conllu", EN),
-                            ("fr_gsd", SHARED / "ud/fr_gsd/fr_gsd-ud-test.conllu", FR)):
+    for corpus, path, n in (
+        ("en_ewt", SHARED / "ud/en_ewt/en_ewt-ud-test.conllu", EN),
+        ("fr_gsd", SHARED / "ud/fr_gsd/fr_gsd-ud-test.conllu", FR),
+    ):
         sentences[corpus] = _blocks(path, n)
         treebank = tmp_path / f"{corpus}.conllu"
         treebank.write_text("\n\n".join(b for _, _, b in sentences[corpus]) + "\n\n", encoding="utf-8")
@@ -68,11 +72,24 @@ def _loaded(warehouse):
     """{submission_id: (format, matched_by, sentences, missing, [output texts in treebank order])}."""
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        subs = con.execute("select submission_id, format, matched_by, sentences, missing from raw.submissions"
-                           ).fetchall()
-        return {sub_id: (fmt, by, n, missing, [r[0] for r in con.execute(
-            "select text from raw.outputs where submission_id = ? order by sent_idx", [sub_id]).fetchall()])
-                for sub_id, fmt, by, n, missing in subs}
+        subs = con.execute(
+            "select submission_id, format, matched_by, sentences, missing from raw.submissions"
+        ).fetchall()
+        return {
+            sub_id: (
+                fmt,
+                by,
+                n,
+                missing,
+                [
+                    r[0]
+                    for r in con.execute(
+                        "select text from raw.outputs where submission_id = ? order by sent_idx", [sub_id]
+                    ).fetchall()
+                ],
+            )
+            for sub_id, fmt, by, n, missing in subs
+        }
     finally:
         con.close()
 
@@ -103,17 +120,23 @@ def test_a_campaign_folder_loads_every_run_with_its_team_run_corpus_and_format(c
     assert _loaded(warehouse) == _expected(sentences)
     # The CoNLL-U run keeps its token lines, keyed by the reference sentence (here: the same sentence).
     con = duckdb.connect(str(warehouse), read_only=True)
-    tokens = con.execute("select count(*) from raw.output_tokens where submission_id = 'sr19/en_ewt/adapt/base'"
-                         ).fetchone()[0]
+    tokens = con.execute(
+        "select count(*) from raw.output_tokens where submission_id = 'sr19/en_ewt/adapt/base'"
+    ).fetchone()[0]
     con.close()
-    assert tokens == sum(len([line for line in b.split("\n") if line and not line.startswith("#")])
-                         for _, _, b in sentences["en_ewt"])
+    assert tokens == sum(
+        len([line for line in b.split("\n") if line and not line.startswith("#")]) for _, _, b in sentences["en_ewt"]
+    )
     rows = [line.split() for line in out.splitlines()]
     assert rows[0] == ["team", "run", "corpus", "sentences", "status"]
-    assert sorted(rows[1:]) == sorted([["ims", "1", "en_ewt", str(EN), "loaded"],
-                                       ["ims", "1", "fr_gsd", str(FR), "loaded"],
-                                       ["ims", "2", "en_ewt", str(EN), "loaded"],
-                                       ["adapt", "base", "en_ewt", str(EN), "loaded"]])
+    assert sorted(rows[1:]) == sorted(
+        [
+            ["ims", "1", "en_ewt", str(EN), "loaded"],
+            ["ims", "1", "fr_gsd", str(FR), "loaded"],
+            ["ims", "2", "en_ewt", str(EN), "loaded"],
+            ["adapt", "base", "en_ewt", str(EN), "loaded"],
+        ]
+    )
 
 
 def test_a_manifest_loads_the_same_as_the_folder(corpora, tmp_path, capsys):
@@ -132,8 +155,7 @@ def test_a_manifest_loads_the_same_as_the_folder(corpora, tmp_path, capsys):
     assert _loaded(warehouse) == _expected(sentences)
 
 
-def test_a_bad_run_is_named_and_kept_out_the_others_load_and_a_second_load_leaves_one_copy(corpora, tmp_path,
-                                                                                           capsys):
+def test_a_bad_run_is_named_and_kept_out_the_others_load_and_a_second_load_leaves_one_copy(corpora, tmp_path, capsys):
     warehouse, sentences = corpora
     root = tmp_path / "sr19"
     _write(root / "ims/1/en_ewt.txt", _text_run(sentences["en_ewt"]))
@@ -145,16 +167,34 @@ def test_a_bad_run_is_named_and_kept_out_the_others_load_and_a_second_load_leave
     _write(root / "adapt/1/fr_gsd.sr", "\n\n".join(bad))
     # A good earlier version of the bad run stays as it was: its new load is all or nothing.
     earlier = _write(tmp_path / "earlier.txt", _text_run(sentences["fr_gsd"]))
-    assert _cli(capsys, "--warehouse", warehouse, "load-outputs", earlier, "--corpus", "fr_gsd", "--team", "adapt",
-                "--run", "1", "--campaign", "sr19")[0] == 0
+    assert (
+        _cli(
+            capsys,
+            "--warehouse",
+            warehouse,
+            "load-outputs",
+            earlier,
+            "--corpus",
+            "fr_gsd",
+            "--team",
+            "adapt",
+            "--run",
+            "1",
+            "--campaign",
+            "sr19",
+        )[0]
+        == 0
+    )
     before = _loaded(warehouse)["sr19/fr_gsd/adapt/1"]
 
     for _attempt in range(2):  # the second, identical load leaves one copy of each run
         code, out, err = _cli(capsys, "--warehouse", warehouse, "load-campaign", root, "--campaign", "sr19")
         assert code == 2
         lines = err.strip().splitlines()
-        assert lines[0] == (f"srlens: error: {root / 'adapt/1/fr_gsd.sr'}:7 (sentence {first_id}): 1 sentence(s) "
-                            f"repeat a sent_id: {first_id!r} at line 7, first at line 1")
+        assert lines[0] == (
+            f"srlens: error: {root / 'adapt/1/fr_gsd.sr'}:7 (sentence {first_id}): 1 sentence(s) "
+            f"repeat a sent_id: {first_id!r} at line 7, first at line 1"
+        )
         assert lines[1] == f"srlens: error: {root}: 1 of 3 runs not loaded (errors above), 2 loaded"
         assert ["adapt", "1", "fr_gsd", "-", "failed"] in [line.split() for line in out.splitlines()]
         loaded = _loaded(warehouse)
@@ -166,14 +206,17 @@ def test_a_bad_run_is_named_and_kept_out_the_others_load_and_a_second_load_leave
         con.close()
 
 
-@pytest.mark.parametrize("row, problem", [
-    ("missing.txt,en_ewt,ims,1,", "line 3: no file 'missing.txt' (paths are relative to the manifest's folder)"),
-    ("run.txt,de_gsd,ims,1,", "line 3: no treebank is loaded for corpus 'de_gsd' (load-treebank first)"),
-    ("run.txt,en_ewt,ims/x,1,", "line 3: team 'ims/x': the character '/' (U+002F) is not allowed"),
-    ("run.txt,en_ewt,ims,1,xml", "line 3: format 'xml' is not one of auto, text, sr, conllu"),
-    ("run.txt,en_ewt,ims", "line 3: expected 5 fields, found 3"),
-    ("run.txt,en_ewt,ok,1,sr", "line 3: run ok/1 of corpus 'en_ewt' again (first at line 2)"),
-])
+@pytest.mark.parametrize(
+    "row, problem",
+    [
+        ("missing.txt,en_ewt,ims,1,", "line 3: no file 'missing.txt' (paths are relative to the manifest's folder)"),
+        ("run.txt,de_gsd,ims,1,", "line 3: no treebank is loaded for corpus 'de_gsd' (load-treebank first)"),
+        ("run.txt,en_ewt,ims/x,1,", "line 3: team 'ims/x': the character '/' (U+002F) is not allowed"),
+        ("run.txt,en_ewt,ims,1,xml", "line 3: format 'xml' is not one of auto, text, sr, conllu"),
+        ("run.txt,en_ewt,ims", "line 3: expected 5 fields, found 3"),
+        ("run.txt,en_ewt,ok,1,sr", "line 3: run ok/1 of corpus 'en_ewt' again (first at line 2)"),
+    ],
+)
 def test_a_bad_manifest_row_is_named_by_line_and_nothing_is_loaded(corpora, tmp_path, capsys, row, problem):
     warehouse, sentences = corpora
     _write(tmp_path / "run.txt", _text_run(sentences["en_ewt"]))
@@ -195,9 +238,11 @@ def test_a_bad_folder_layout_names_every_offender_and_loads_nothing(corpora, tmp
     before = table_snapshot(warehouse)
     code, _, err = _cli(capsys, "--warehouse", warehouse, "load-campaign", root, "--campaign", "c")
     assert code == 2
-    assert err.startswith(f"srlens: error: {root}: 3 problem(s), nothing loaded: README.txt: a file not at "
-                          "TEAM/RUN/CORPUS.EXT (move it, or use a manifest); ims/1 x/en_ewt.txt: the run folder "
-                          "'1 x': the character ' ' (U+0020, a space) is not allowed")
+    assert err.startswith(
+        f"srlens: error: {root}: 3 problem(s), nothing loaded: README.txt: a file not at "
+        "TEAM/RUN/CORPUS.EXT (move it, or use a manifest); ims/1 x/en_ewt.txt: the run folder "
+        "'1 x': the character ' ' (U+0020, a space) is not allowed"
+    )
     assert "ims/1/en_ewt.txt: run ims/1 of corpus 'en_ewt' again (first at ims/1/en_ewt.sr)" in err
     assert table_snapshot(warehouse) == before
 
@@ -206,24 +251,27 @@ def test_load_outputs_of_several_files_loads_each_corpus_of_one_run(corpora, tmp
     warehouse, sentences = corpora
     en = _write(tmp_path / "out/en_ewt.txt", _text_run(sentences["en_ewt"]))
     fr = _write(tmp_path / "out/fr_gsd.txt", _text_run(sentences["fr_gsd"], lambda k, t: "" if k == 2 else t))
-    code, out, err = _cli(capsys, "--warehouse", warehouse, "load-outputs", en, fr, "--team", "t", "--run", "r",
-                          "--campaign", "c")
+    code, out, err = _cli(
+        capsys, "--warehouse", warehouse, "load-outputs", en, fr, "--team", "t", "--run", "r", "--campaign", "c"
+    )
     assert (code, err) == (0, "")
     loaded = _loaded(warehouse)
     assert loaded["c/en_ewt/t/r"][4] == [t for _, t, _ in sentences["en_ewt"]]
     assert loaded["c/fr_gsd/t/r"][4] == [("" if k == 2 else t) for k, (_, t, _) in enumerate(sentences["fr_gsd"])]
     assert len(out.splitlines()) == 3  # the table: header and two runs
     before = table_snapshot(warehouse)
-    code, _, err = _cli(capsys, "--warehouse", warehouse, "load-outputs", en, fr, "--corpus", "en_ewt",
-                        "--team", "t", "--run", "r2")
+    code, _, err = _cli(
+        capsys, "--warehouse", warehouse, "load-outputs", en, fr, "--corpus", "en_ewt", "--team", "t", "--run", "r2"
+    )
     assert code == 2 and "--corpus goes with one file" in err
     code, _, err = _cli(capsys, "--warehouse", warehouse, "load-outputs", en, "--team", "t", "--run", "r2")
     assert code == 2 and "needs --corpus" in err
     other = _write(tmp_path / "out/de_gsd.txt", "x\n")
     code, _, err = _cli(capsys, "--warehouse", warehouse, "load-outputs", en, other, "--team", "t", "--run", "r2")
     assert code == 2
-    assert err == (f"srlens: error: {other}: no treebank is loaded for corpus 'de_gsd' (load-treebank first); "
-                   "nothing loaded\n")
+    assert err == (
+        f"srlens: error: {other}: no treebank is loaded for corpus 'de_gsd' (load-treebank first); nothing loaded\n"
+    )
     assert table_snapshot(warehouse) == before
 
 
@@ -245,26 +293,35 @@ def test_loading_runs_imports_duckdb_only(corpora, tmp_path):
     warehouse, sentences = corpora
     _write(tmp_path / "c/t/r/en_ewt.txt", _text_run(sentences["en_ewt"]))
     _write(tmp_path / "c/t/r/fr_gsd.conllu", "\n\n".join(b for _, _, b in sentences["fr_gsd"]) + "\n\n")
-    run = (f"from srlens.cli import main\n"
-           f"assert main(['--warehouse', {str(warehouse)!r}, 'load-outputs', {str(tmp_path / 'c/t/r/en_ewt.txt')!r}, "
-           f"'--corpus', 'en_ewt', '--team', 't', '--run', 'one']) == 0\n"
-           f"assert main(['--warehouse', {str(warehouse)!r}, 'load-campaign', {str(tmp_path / 'c')!r}, "
-           f"'--campaign', 'c']) == 0")
+    run = (
+        f"from srlens.cli import main\n"
+        f"assert main(['--warehouse', {str(warehouse)!r}, 'load-outputs', {str(tmp_path / 'c/t/r/en_ewt.txt')!r}, "
+        f"'--corpus', 'en_ewt', '--team', 't', '--run', 'one']) == 0\n"
+        f"assert main(['--warehouse', {str(warehouse)!r}, 'load-campaign', {str(tmp_path / 'c')!r}, "
+        f"'--campaign', 'c']) == 0"
+    )
     assert _imported_by(run) == ["duckdb"]
 
 
 def test_large_inserts_go_in_chunks_and_keep_every_row(corpora, tmp_path, monkeypatch):
     from srlens.loaders import store
+
     warehouse, sentences = corpora
     monkeypatch.setattr(store, "INSERT_ROWS", 7)  # the slices' 12 sentences and their tokens span many chunks
     load_treebank(warehouse, tmp_path / "en_ewt.conllu", "en_ewt_again")
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
+
         def rows(corpus):
-            return (con.execute("select * exclude (corpus) from raw.sentences where corpus = ? order by sent_idx",
-                                [corpus]).fetchall(),
-                    con.execute("select * exclude (corpus) from raw.tokens where corpus = ? order by line_no",
-                                [corpus]).fetchall())
+            return (
+                con.execute(
+                    "select * exclude (corpus) from raw.sentences where corpus = ? order by sent_idx", [corpus]
+                ).fetchall(),
+                con.execute(
+                    "select * exclude (corpus) from raw.tokens where corpus = ? order by line_no", [corpus]
+                ).fetchall(),
+            )
+
         assert rows("en_ewt_again") == rows("en_ewt")
         assert [s[1] for s in rows("en_ewt_again")[0]] == [sent_id for sent_id, _, _ in sentences["en_ewt"]]
     finally:

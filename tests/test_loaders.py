@@ -3,9 +3,9 @@
 import duckdb
 import pytest
 
+from srlens.cli import main
 from srlens.loaders.errors import LoadError
 from srlens.loaders.load import load_outputs, load_treebank
-from srlens.cli import main
 from tests.conftest import table_snapshot
 
 GOOD = """# sent_id = s1
@@ -51,62 +51,168 @@ def _break_line(old, new):
 
 
 BAD_TREEBANKS = [
-    ("wrong column count", _break_line("1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur\t2\tnsubj\t_\t_",
-                                       "1\tDogs\tdog\tNOUN\tNNS\t2\tnsubj\t_\t_"),
-     3, "s1", "expected 10 tab-separated columns, found 9"),
-    ("non-integer head", _break_line("2\tdo\tdo\tAUX\tVBP\t_\t4\t", "2\tdo\tdo\tAUX\tVBP\t_\tfour\t"),
-     11, "s2", "head 'four' is not a non-negative integer"),
-    ("head out of range", _break_line("2\tdo\tdo\tAUX\tVBP\t_\t4\t", "2\tdo\tdo\tAUX\tVBP\t_\t9\t"),
-     11, "s2", "head 9 is beyond the last word (5)"),
-    ("no root", _break_line("2\tbark\tbark\tVERB\tVBP\t_\t0\troot", "2\tbark\tbark\tVERB\tVBP\t_\t1\troot"),
-     1, "s1", "no word has head 0"),
-    ("two roots", _break_line("1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur\t2\t", "1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur\t0\t"),
-     4, "s1", "2 words have head 0 (1, 2)"),
-    ("cycle", _break_line("1\tCats\tcat\tNOUN\tNNS\t_\t4\t", "1\tCats\tcat\tNOUN\tNNS\t_\t3\t")
-     .replace("3\tn't\tnot\tPART\tRB\t_\t4\t", "3\tn't\tnot\tPART\tRB\t_\t1\t"),
-     9, "s2", "cycle through words 1 -> 3 -> 1"),
+    (
+        "wrong column count",
+        _break_line("1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur\t2\tnsubj\t_\t_", "1\tDogs\tdog\tNOUN\tNNS\t2\tnsubj\t_\t_"),
+        3,
+        "s1",
+        "expected 10 tab-separated columns, found 9",
+    ),
+    (
+        "non-integer head",
+        _break_line("2\tdo\tdo\tAUX\tVBP\t_\t4\t", "2\tdo\tdo\tAUX\tVBP\t_\tfour\t"),
+        11,
+        "s2",
+        "head 'four' is not a non-negative integer",
+    ),
+    (
+        "head out of range",
+        _break_line("2\tdo\tdo\tAUX\tVBP\t_\t4\t", "2\tdo\tdo\tAUX\tVBP\t_\t9\t"),
+        11,
+        "s2",
+        "head 9 is beyond the last word (5)",
+    ),
+    (
+        "no root",
+        _break_line("2\tbark\tbark\tVERB\tVBP\t_\t0\troot", "2\tbark\tbark\tVERB\tVBP\t_\t1\troot"),
+        1,
+        "s1",
+        "no word has head 0",
+    ),
+    (
+        "two roots",
+        _break_line("1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur\t2\t", "1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur\t0\t"),
+        4,
+        "s1",
+        "2 words have head 0 (1, 2)",
+    ),
+    (
+        "cycle",
+        _break_line("1\tCats\tcat\tNOUN\tNNS\t_\t4\t", "1\tCats\tcat\tNOUN\tNNS\t_\t3\t").replace(
+            "3\tn't\tnot\tPART\tRB\t_\t4\t", "3\tn't\tnot\tPART\tRB\t_\t1\t"
+        ),
+        9,
+        "s2",
+        "cycle through words 1 -> 3 -> 1",
+    ),
     ("missing final blank line", GOOD.rstrip("\n") + "\n", 15, "s2", "not followed by a blank line"),
     ("empty file", "", None, None, "the file is empty"),
-    ("word ids out of order", _break_line("4\tsleep\tsleep", "6\tsleep\tsleep"),
-     13, "s2", "word id 6 out of order (expected 4)"),
+    (
+        "word ids out of order",
+        _break_line("4\tsleep\tsleep", "6\tsleep\tsleep"),
+        13,
+        "s2",
+        "word id 6 out of order (expected 4)",
+    ),
     # multiword-token ranges
-    ("range after its first word", _break_line("2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_",
-                                               "2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_\n2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_"),
-     11, "s2", "multiword token 2-3 out of order: it belongs right before word 2, and the next word is 3"),
+    (
+        "range after its first word",
+        _break_line(
+            "2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_",
+            "2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_\n2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_",
+        ),
+        11,
+        "s2",
+        "multiword token 2-3 out of order: it belongs right before word 2, and the next word is 3",
+    ),
     ("empty range", _break_line("2-3\tdon't", "3-2\tdon't"), 10, "s2", "multiword token 3-2 covers no words"),
     ("one-word range", _break_line("2-3\tdon't", "2-2\tdon't"), 10, "s2", "multiword token 2-2 covers no words"),
-    ("overlapping ranges", _break_line("3\tn't", "3-4\tn'tsleep\t_\t_\t_\t_\t_\t_\t_\t_\n3\tn't"),
-     12, "s2", "multiword token 3-4 overlaps 2-3"),
-    ("range beyond the last word", _break_line("5\t.\t.", "5-6\t.x\t_\t_\t_\t_\t_\t_\t_\t_\n5\t.\t."),
-     15, "s2", "multiword token 5-6 covers words up to 6, but the sentence has 5 words"),
-    ("range ending the sentence", _break_line("5\t.\t.\tPUNCT\t.\t_\t4\tpunct\t_\t_",
-                                              "5\t.\t.\tPUNCT\t.\t_\t4\tpunct\t_\t_\n6-7\tx\t_\t_\t_\t_\t_\t_\t_\t_"),
-     16, "s2", "multiword token 6-7 is not followed by its first word 6"),
-    ("range followed by an empty node", _break_line("2\tdo\tdo", "1.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n2\tdo\tdo"),
-     10, "s2", "multiword token 2-3 is not followed by its first word 2"),
+    (
+        "overlapping ranges",
+        _break_line("3\tn't", "3-4\tn'tsleep\t_\t_\t_\t_\t_\t_\t_\t_\n3\tn't"),
+        12,
+        "s2",
+        "multiword token 3-4 overlaps 2-3",
+    ),
+    (
+        "range beyond the last word",
+        _break_line("5\t.\t.", "5-6\t.x\t_\t_\t_\t_\t_\t_\t_\t_\n5\t.\t."),
+        15,
+        "s2",
+        "multiword token 5-6 covers words up to 6, but the sentence has 5 words",
+    ),
+    (
+        "range ending the sentence",
+        _break_line(
+            "5\t.\t.\tPUNCT\t.\t_\t4\tpunct\t_\t_",
+            "5\t.\t.\tPUNCT\t.\t_\t4\tpunct\t_\t_\n6-7\tx\t_\t_\t_\t_\t_\t_\t_\t_",
+        ),
+        16,
+        "s2",
+        "multiword token 6-7 is not followed by its first word 6",
+    ),
+    (
+        "range followed by an empty node",
+        _break_line("2\tdo\tdo", "1.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n2\tdo\tdo"),
+        10,
+        "s2",
+        "multiword token 2-3 is not followed by its first word 2",
+    ),
     # empty nodes
-    ("empty node before its word", _break_line("4\tsleep\tsleep\tVERB\tVB\t_\t0\troot\t_\t_\n4.1\tsleeps\tsleep\tVERB\tVB\t_\t_\t_\t4:conj\t_",
-                                               "4.1\tsleeps\tsleep\tVERB\tVB\t_\t_\t_\t4:conj\t_\n4\tsleep\tsleep\tVERB\tVB\t_\t0\troot\t_\t_"),
-     13, "s2", "empty node 4.1 out of place: it belongs right after word 4, and here it comes after word 3"),
-    ("empty node decimals skip", _break_line("4.1\tsleeps", "4.2\tsleeps"), 14, "s2",
-     "empty node 4.2 out of order (expected 4.1)"),
-    ("empty node 0.1 after word 1", _break_line("2\tbark\tbark", "0.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n2\tbark\tbark"),
-     4, "s1", "empty node 0.1 out of place: it belongs before word 1, and here it comes after word 1"),
+    (
+        "empty node before its word",
+        _break_line(
+            "4\tsleep\tsleep\tVERB\tVB\t_\t0\troot\t_\t_\n4.1\tsleeps\tsleep\tVERB\tVB\t_\t_\t_\t4:conj\t_",
+            "4.1\tsleeps\tsleep\tVERB\tVB\t_\t_\t_\t4:conj\t_\n4\tsleep\tsleep\tVERB\tVB\t_\t0\troot\t_\t_",
+        ),
+        13,
+        "s2",
+        "empty node 4.1 out of place: it belongs right after word 4, and here it comes after word 3",
+    ),
+    (
+        "empty node decimals skip",
+        _break_line("4.1\tsleeps", "4.2\tsleeps"),
+        14,
+        "s2",
+        "empty node 4.2 out of order (expected 4.1)",
+    ),
+    (
+        "empty node 0.1 after word 1",
+        _break_line("2\tbark\tbark", "0.1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n2\tbark\tbark"),
+        4,
+        "s1",
+        "empty node 0.1 out of place: it belongs before word 1, and here it comes after word 1",
+    ),
     # blank lines
-    ("doubled blank line", GOOD.replace("\n\n# sent_id = s2", "\n\n\n# sent_id = s2"), 7, "s1",
-     "a second blank line in a row: sentences are separated by exactly one empty line"),
+    (
+        "doubled blank line",
+        GOOD.replace("\n\n# sent_id = s2", "\n\n\n# sent_id = s2"),
+        7,
+        "s1",
+        "a second blank line in a row: sentences are separated by exactly one empty line",
+    ),
     ("doubled blank line at the end", GOOD + "\n", 17, "s2", "a second blank line in a row"),
     ("blank line before the first sentence", "\n" + GOOD, 1, None, "blank line before the first sentence"),
-    ("whitespace-only line", GOOD.replace("\n\n# sent_id = s2", "\n \n# sent_id = s2"), 6, "s1",
-     "a line of only whitespace"),
-    ("blank line inside a sentence", _break_line("2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_\n", "2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_\n\n"),
-     12, "s2", "blank line 12 inside a sentence: its words go on after it (id 3), but a blank line ends a sentence"),
-    ("blank line after the comments", _break_line("sleep.\n1\tCats", "sleep.\n\n1\tCats"), 9, "s2",
-     "blank line 9 separates this sentence's comments from its words"),
+    (
+        "whitespace-only line",
+        GOOD.replace("\n\n# sent_id = s2", "\n \n# sent_id = s2"),
+        6,
+        "s1",
+        "a line of only whitespace",
+    ),
+    (
+        "blank line inside a sentence",
+        _break_line("2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_\n", "2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_\n\n"),
+        12,
+        "s2",
+        "blank line 12 inside a sentence: its words go on after it (id 3), but a blank line ends a sentence",
+    ),
+    (
+        "blank line after the comments",
+        _break_line("sleep.\n1\tCats", "sleep.\n\n1\tCats"),
+        9,
+        "s2",
+        "blank line 9 separates this sentence's comments from its words",
+    ),
     # columns, ids and bytes
     ("empty column", _break_line("1\tDogs\tdog\t", "1\tDogs\t\t"), 3, "s1", "column LEMMA is empty (CoNLL-U writes _"),
-    ("two sent_id lines", _break_line("# sent_id = s1\n", "# sent_id = s1\n# sent_id = s1b\n"), 2, "s1",
-     "a second '# sent_id' line (the first is at line 1)"),
+    (
+        "two sent_id lines",
+        _break_line("# sent_id = s1\n", "# sent_id = s1\n# sent_id = s1b\n"),
+        2,
+        "s1",
+        "a second '# sent_id' line (the first is at line 1)",
+    ),
     ("empty sent_id", _break_line("# sent_id = s1", "# sent_id = "), 1, None, "empty '# sent_id ='"),
     ("NUL byte", _break_line("bark\tbark", "bark\x00\tbark"), 4, None, "NUL byte"),
     ("UTF-16", "\ufeff" + GOOD, 1, None, "the file is UTF-16"),  # written as UTF-16 below
@@ -116,10 +222,10 @@ BAD_TREEBANKS = [
 
 
 @pytest.mark.parametrize("name, text, line, sent_id, message", BAD_TREEBANKS, ids=[c[0] for c in BAD_TREEBANKS])
-def test_malformed_treebank_is_refused_and_changes_nothing(warehouse, tmp_path, name, text, line, sent_id,
-                                                           message):
-    bad = _write(tmp_path / "bad.conllu", text.encode("utf-16") if name == "UTF-16" else text,
-                 "wb" if name == "UTF-16" else "w")
+def test_malformed_treebank_is_refused_and_changes_nothing(warehouse, tmp_path, name, text, line, sent_id, message):
+    bad = _write(
+        tmp_path / "bad.conllu", text.encode("utf-16") if name == "UTF-16" else text, "wb" if name == "UTF-16" else "w"
+    )
     before = table_snapshot(warehouse)
     with pytest.raises(LoadError) as err:
         load_treebank(warehouse, bad, "toy")  # would replace the good treebank if it got that far
@@ -140,11 +246,16 @@ def test_invalid_utf8_names_the_line(warehouse, tmp_path):
 
 def test_raw_tables_keep_everything(warehouse):
     con = duckdb.connect(str(warehouse), read_only=True)
-    ids = [r[0] for r in con.execute(
-        "select id from raw.tokens where corpus = 'toy' and sent_idx = 2 order by line_no").fetchall()]
+    ids = [
+        r[0]
+        for r in con.execute(
+            "select id from raw.tokens where corpus = 'toy' and sent_idx = 2 order by line_no"
+        ).fetchall()
+    ]
     assert ids == ["1", "2-3", "2", "3", "4", "4.1", "5"]
-    (comments, text), = con.execute(
-        "select comments, text from raw.sentences where corpus = 'toy' and sent_id = 's2'").fetchall()
+    ((comments, text),) = con.execute(
+        "select comments, text from raw.sentences where corpus = 'toy' and sent_id = 's2'"
+    ).fetchall()
     assert comments == ["# sent_id = s2", "# text = Cats don't sleep."] and text == "Cats don't sleep."
     misc = con.execute("select misc from raw.tokens where corpus = 'toy' and form = 'bark'").fetchone()[0]
     assert misc == "SpaceAfter=No"
@@ -156,8 +267,9 @@ def test_loading_the_same_treebank_or_run_twice_leaves_one_copy(warehouse, tmp_p
     load_treebank(warehouse, _write(tmp_path / "good.conllu", GOOD), "toy")
     load_outputs(warehouse, tmp_path / "run.txt", "toy", "t", "r")
     after = table_snapshot(warehouse)
-    strip_time = lambda snap: {t: [tuple(v for v in row if not hasattr(v, "year")) for row in rows]
-                               for t, rows in snap.items()}
+    strip_time = lambda snap: {
+        t: [tuple(v for v in row if not hasattr(v, "year")) for row in rows] for t, rows in snap.items()
+    }
     assert strip_time(after) == strip_time(before)
     assert len(after["submissions"]) == 1 and len(after["outputs"]) == 2
 
@@ -174,11 +286,13 @@ def test_sr_blocks_are_matched_by_sent_id_not_order(warehouse, tmp_path):
     run = _write(tmp_path / "run.sr", "# sent_id = s2\n# text = sleep Cats\n\n# sent_id = s1\n# text = bark Dogs\n")
     load_outputs(warehouse, run, "toy", "t", "sr")
     con = duckdb.connect(str(warehouse), read_only=True)
-    got = con.execute("select sent_id, text from raw.outputs where submission_id = 'default/toy/t/sr' "
-                      "order by sent_idx").fetchall()
+    got = con.execute(
+        "select sent_id, text from raw.outputs where submission_id = 'default/toy/t/sr' order by sent_idx"
+    ).fetchall()
     assert got == [("s1", "bark Dogs"), ("s2", "sleep Cats")]
-    assert con.execute("select format, matched_by from raw.submissions "
-                       "where submission_id = 'default/toy/t/sr'").fetchone() == ("sr", "sent_id")
+    assert con.execute(
+        "select format, matched_by from raw.submissions where submission_id = 'default/toy/t/sr'"
+    ).fetchone() == ("sr", "sent_id")
     con.close()
 
 
@@ -188,21 +302,24 @@ def test_partial_run_records_missing_sentences_only_when_allowed(warehouse, tmp_
         load_outputs(warehouse, run, "toy", "t", "part")
     assert load_outputs(warehouse, run, "toy", "t", "part", allow_partial=True) == (1, 1, 0)
     con = duckdb.connect(str(warehouse), read_only=True)
-    got = con.execute("select sent_id, text, is_missing from raw.outputs "
-                      "where submission_id = 'default/toy/t/part' order by sent_idx").fetchall()
+    got = con.execute(
+        "select sent_id, text, is_missing from raw.outputs where submission_id = 'default/toy/t/part' order by sent_idx"
+    ).fetchall()
     assert got == [("s1", None, True), ("s2", "Cats sleep", False)]
     con.close()
 
 
 # Alignment (README, "How a run is matched"): by the treebank's sent_ids, or by order, never a guess.
 
+
 def _treebank_text(ids):
     """A treebank of one two-word sentence per id; None writes no '# sent_id' (the reader numbers it)."""
     blocks = []
     for k, sent_id in enumerate(ids, start=1):
         head = "" if sent_id is None else f"# sent_id = {sent_id}\n"
-        blocks.append(f"{head}# text = w{k} .\n1\tw{k}\tw\tNOUN\t_\t_\t0\troot\t_\t_\n"
-                      "2\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\t_\n")
+        blocks.append(
+            f"{head}# text = w{k} .\n1\tw{k}\tw\tNOUN\t_\t_\t0\troot\t_\t_\n2\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\t_\n"
+        )
     return "\n".join(blocks) + "\n"
 
 
@@ -211,9 +328,14 @@ def _run_text(fmt, sentences):
     blocks = []
     for sent_id, text in sentences:
         head = "" if sent_id is None else f"# sent_id = {sent_id}\n"
-        body = f"# text = {text}\n" if fmt == "sr" else "".join(
-            f"{k}\t{w}\t_\tX\t_\t_\t{0 if k == 1 else 1}\t{'root' if k == 1 else 'dep'}\t_\t_\n"
-            for k, w in enumerate(text.split(), start=1))
+        body = (
+            f"# text = {text}\n"
+            if fmt == "sr"
+            else "".join(
+                f"{k}\t{w}\t_\tX\t_\t_\t{0 if k == 1 else 1}\t{'root' if k == 1 else 'dep'}\t_\t_\n"
+                for k, w in enumerate(text.split(), start=1)
+            )
+        )
         blocks.append(head + body)
     return "\n".join(blocks) + "\n"
 
@@ -235,8 +357,11 @@ def _load(wh, tmp_path, fmt, sentences, corpus="six", allow_partial=False):
 def _loaded(wh, corpus="six"):
     con = duckdb.connect(str(wh), read_only=True)
     try:
-        return con.execute("select o.sent_id, o.text, s.matched_by from raw.outputs o join raw.submissions s "
-                           "using (submission_id) where s.corpus = ? order by o.sent_idx", [corpus]).fetchall()
+        return con.execute(
+            "select o.sent_id, o.text, s.matched_by from raw.outputs o join raw.submissions s "
+            "using (submission_id) where s.corpus = ? order by o.sent_idx",
+            [corpus],
+        ).fetchall()
     finally:
         con.close()
 
@@ -251,8 +376,11 @@ def test_a_run_where_only_some_sentences_carry_the_treebanks_ids_is_refused(six,
     for allow_partial in (False, True):
         with pytest.raises(LoadError) as err:
             _load(six, tmp_path, fmt, sentences, allow_partial=allow_partial)
-        kind = "with sent_ids the treebank does not have ('x1' at line 4, 'x3'" if fmt == "sr" else \
-            "without a sent_id (at line 4, 9, 11 and 1 more)"
+        kind = (
+            "with sent_ids the treebank does not have ('x1' at line 4, 'x3'"
+            if fmt == "sr"
+            else "without a sent_id (at line 4, 9, 11 and 1 more)"
+        )
         assert "2 with the treebank's sent_ids; 4 " + kind in err.value.message
         assert err.value.line == 4 and str(err.value).startswith(f"{tmp_path / ('run.' + fmt)}:4")
     assert table_snapshot(six) == before
@@ -262,9 +390,11 @@ def test_unknown_ids_next_to_blocks_without_ids_are_refused(six, tmp_path):
     before = table_snapshot(six)
     with pytest.raises(LoadError) as err:
         _load(six, tmp_path, "conllu", [("x1", "a"), (None, "b")] + [("x%d" % k, "c") for k in range(3, 7)])
-    assert err.value.message.startswith("only some of the run's sentences carry a sent_id: 5 do ('x1' at line 1, "
-                                        "'x3' at line 6, 'x4' at line 9 and 2 more; none of them is in the "
-                                        "treebank) and 1 do not (at line 4)")
+    assert err.value.message.startswith(
+        "only some of the run's sentences carry a sent_id: 5 do ('x1' at line 1, "
+        "'x3' at line 6, 'x4' at line 9 and 2 more; none of them is in the "
+        "treebank) and 1 do not (at line 4)"
+    )
     assert (err.value.line, err.value.sent_id) == (4, None)
     assert table_snapshot(six) == before
 
@@ -281,12 +411,21 @@ def test_a_repeated_sent_id_is_refused_even_with_allow_partial(six, tmp_path, fm
 @pytest.mark.parametrize("fmt", ["sr", "conllu"])
 def test_a_run_with_the_treebanks_ids_is_matched_by_id_and_partial_only_when_allowed(six, tmp_path, fmt):
     shuffled = [("s4", "four"), ("s2", "two"), ("s6", "six")]
-    with pytest.raises(LoadError, match="the run has 3 sentences and the treebank has 6 "
-                                        r"\(--allow-partial records the 3 others as missing\)"):
+    with pytest.raises(
+        LoadError,
+        match="the run has 3 sentences and the treebank has 6 "
+        r"\(--allow-partial records the 3 others as missing\)",
+    ):
         _load(six, tmp_path, fmt, shuffled)
     assert _load(six, tmp_path, fmt, shuffled, allow_partial=True) == (3, 3, 0)
-    assert _loaded(six) == [("s1", None, "sent_id"), ("s2", "two", "sent_id"), ("s3", None, "sent_id"),
-                            ("s4", "four", "sent_id"), ("s5", None, "sent_id"), ("s6", "six", "sent_id")]
+    assert _loaded(six) == [
+        ("s1", None, "sent_id"),
+        ("s2", "two", "sent_id"),
+        ("s3", None, "sent_id"),
+        ("s4", "four", "sent_id"),
+        ("s5", None, "sent_id"),
+        ("s6", "six", "sent_id"),
+    ]
 
 
 def test_shared_task_numbering_is_matched_by_order_with_equal_counts_only(six, tmp_path):
@@ -294,17 +433,26 @@ def test_shared_task_numbering_is_matched_by_order_with_equal_counts_only(six, t
     assert _load(six, tmp_path, "sr", [(str(k), t) for k, t in enumerate(texts, start=1)]) == (6, 0, 0)
     assert _loaded(six) == [(f"s{k}", t, "order") for k, t in enumerate(texts, start=1)]
     for allow_partial in (False, True):  # missing sentences cannot be placed without the treebank's ids
-        with pytest.raises(LoadError, match=r"the run has 5 sentences and the treebank has 6 \(its sent_ids 1..N "
-                                            "number its own sentences, so it is matched by order; "
-                                            r"--allow-partial needs the treebank's sent_ids\)"):
-            _load(six, tmp_path, "sr", [(str(k), t) for k, t in enumerate(texts[:5], start=1)],
-                  allow_partial=allow_partial)
+        with pytest.raises(
+            LoadError,
+            match=r"the run has 5 sentences and the treebank has 6 \(its sent_ids 1..N "
+            "number its own sentences, so it is matched by order; "
+            r"--allow-partial needs the treebank's sent_ids\)",
+        ):
+            _load(
+                six,
+                tmp_path,
+                "sr",
+                [(str(k), t) for k, t in enumerate(texts[:5], start=1)],
+                allow_partial=allow_partial,
+            )
 
 
 def test_numbers_that_are_the_treebanks_ids_are_matched_by_id(six, tmp_path):
     # 'numbered' has no '# sent_id': the reader names its sentences 1..6, so run ids 1..6 are its ids.
-    assert _load(six, tmp_path, "sr", [("6", "f"), ("5", "e"), ("4", "d"), ("3", "c"), ("2", "b"), ("1", "a")],
-                 corpus="numbered") == (6, 0, 0)
+    assert _load(
+        six, tmp_path, "sr", [("6", "f"), ("5", "e"), ("4", "d"), ("3", "c"), ("2", "b"), ("1", "a")], corpus="numbered"
+    ) == (6, 0, 0)
     assert [row[1] for row in _loaded(six, "numbered")] == ["a", "b", "c", "d", "e", "f"]
     assert _load(six, tmp_path, "sr", [("1", "a"), ("2", "b")], corpus="numbered", allow_partial=True) == (2, 4, 0)
     assert _loaded(six, "numbered")[:3] == [("1", "a", "sent_id"), ("2", "b", "sent_id"), ("3", None, "sent_id")]
@@ -340,8 +488,9 @@ def test_conllu_run_keeps_its_tokens(warehouse, tmp_path):
     load_outputs(warehouse, run, "toy", "t", "parsed")
     con = duckdb.connect(str(warehouse), read_only=True)
     assert con.execute("select format from raw.submissions where run = 'parsed'").fetchone() == ("conllu",)
-    assert con.execute("select count(*) from raw.output_tokens where submission_id = 'default/toy/t/parsed' "
-                       "and sent_idx = 2").fetchone() == (7,)
+    assert con.execute(
+        "select count(*) from raw.output_tokens where submission_id = 'default/toy/t/parsed' and sent_idx = 2"
+    ).fetchone() == (7,)
     con.close()
 
 
@@ -363,24 +512,37 @@ def test_empty_nodes_and_ranges_where_ud_puts_them_load(tmp_path):
     # 0.1 before word 1, two empty nodes after a word, a range right before its words: all valid UD.
     text = _break_line("1\tCats", "0.1\tit\t_\tPRON\t_\t_\t_\t_\t1:nsubj\t_\n1\tCats").replace(
         "4.1\tsleeps\tsleep\tVERB\tVB\t_\t_\t_\t4:conj\t_\n",
-        "4.1\tsleeps\tsleep\tVERB\tVB\t_\t_\t_\t4:conj\t_\n4.2\tsnores\tsnore\tVERB\tVB\t_\t_\t_\t4:conj\t_\n")
+        "4.1\tsleeps\tsleep\tVERB\tVB\t_\t_\t_\t4:conj\t_\n4.2\tsnores\tsnore\tVERB\tVB\t_\t_\t_\t4:conj\t_\n",
+    )
     wh = tmp_path / "w.duckdb"
     assert load_treebank(wh, _write(tmp_path / "tb.conllu", text), "toy") == (2, 8)
     con = duckdb.connect(str(wh), read_only=True)
-    assert [r[0] for r in con.execute("select id from raw.tokens where sent_idx = 2 order by line_no").fetchall()] \
-        == ["0.1", "1", "2-3", "2", "3", "4", "4.1", "4.2", "5"]
+    assert [r[0] for r in con.execute("select id from raw.tokens where sent_idx = 2 order by line_no").fetchall()] == [
+        "0.1",
+        "1",
+        "2-3",
+        "2",
+        "3",
+        "4",
+        "4.1",
+        "4.2",
+        "5",
+    ]
     con.close()
 
 
 # Format detection (--format auto)
+
 
 def test_plain_text_with_a_tab_rich_line_is_not_taken_for_conllu(warehouse, tmp_path):
     # Nine tabs but no CoNLL-U word line (no integer id): the old detection refused this file.
     run = _write(tmp_path / "tabs.txt", "Dogs\tbark\t.\t\t\t\t\t\t\t\nCats do n't sleep .\n")
     assert load_outputs(warehouse, run, "toy", "t", "tabs") == (2, 0, 0)
     con = duckdb.connect(str(warehouse), read_only=True)
-    assert con.execute("select format, matched_by from raw.submissions where run = 'tabs'").fetchone() == \
-        ("text", "order")
+    assert con.execute("select format, matched_by from raw.submissions where run = 'tabs'").fetchone() == (
+        "text",
+        "order",
+    )
     con.close()
 
 
@@ -389,31 +551,43 @@ def test_a_failure_in_the_guessed_format_says_which_and_how_to_force_another(war
     before = table_snapshot(warehouse)
     with pytest.raises(LoadError) as err:
         load_outputs(warehouse, run, "toy", "t", "hash")
-    assert err.value.message.endswith("(read as sr because line 1 is a '# text =' comment; to read it "
-                                      "otherwise, give --format text or --format conllu)")
+    assert err.value.message.endswith(
+        "(read as sr because line 1 is a '# text =' comment; to read it "
+        "otherwise, give --format text or --format conllu)"
+    )
     assert table_snapshot(warehouse) == before
     assert load_outputs(warehouse, run, "toy", "t", "hash", fmt="text") == (2, 0, 0)
 
 
 def test_a_broken_conllu_run_is_read_as_conllu_and_says_so(warehouse, tmp_path):
-    run = _write(tmp_path / "bad.conllu", GOOD.replace("2\tbark\tbark\tVERB\tVBP\t_\t0\t", "2\tbark\tbark\tVERB\tVBP\t_\t1\t"))
+    run = _write(
+        tmp_path / "bad.conllu", GOOD.replace("2\tbark\tbark\tVERB\tVBP\t_\t0\t", "2\tbark\tbark\tVERB\tVBP\t_\t1\t")
+    )
     with pytest.raises(LoadError) as err:
         load_outputs(warehouse, run, "toy", "t", "bad")
     assert "no word has head 0" in err.value.message
-    assert "(read as conllu because line 3 is a CoNLL-U word line; to read it otherwise, give --format text " \
+    assert (
+        "(read as conllu because line 3 is a CoNLL-U word line; to read it otherwise, give --format text "
         "or --format sr)" in err.value.message
+    )
 
 
 # Terminal escape codes from user input are never printed raw
 
+
 def test_escape_codes_in_names_and_lines_are_printed_escaped(warehouse, tmp_path, capsys):
-    bad = _write(tmp_path / "bad\x1b[2J.conllu", GOOD.replace("sent_id = s2", "sent_id = s2\x1b]0;owned\x07")
-                 .replace("4\tsleep\tsleep", "4\tsl\x1b[31meep\u202e\tsleep\t_\t_\t_\tx"))
+    bad = _write(
+        tmp_path / "bad\x1b[2J.conllu",
+        GOOD.replace("sent_id = s2", "sent_id = s2\x1b]0;owned\x07").replace(
+            "4\tsleep\tsleep", "4\tsl\x1b[31meep\u202e\tsleep\t_\t_\t_\tx"
+        ),
+    )
     with pytest.raises(LoadError) as err:
         load_treebank(warehouse, bad, "toy")
     assert err.value.sent_id == "s2\x1b]0;owned\x07"  # kept as given for programs
-    assert str(err.value) == (f"{tmp_path}/bad\\x1b[2J.conllu:13 (sentence s2\\x1b]0;owned\\x07): expected 10 "
-                              "tab-separated columns, found 14")
+    assert str(err.value) == (
+        f"{tmp_path}/bad\\x1b[2J.conllu:13 (sentence s2\\x1b]0;owned\\x07): expected 10 tab-separated columns, found 14"
+    )
     assert main(["--warehouse", str(warehouse), "load-treebank", str(bad), "--corpus", "x"]) == 2
     err_text = capsys.readouterr().err
     assert "\x1b" not in err_text and "\x07" not in err_text and err_text.count("\n") == 1
@@ -438,7 +612,9 @@ def test_a_bom_and_crlf_line_ends_are_read_as_utf8_and_lf(tmp_path):
     bom_crlf = _write(tmp_path / "win.conllu", b"\xef\xbb\xbf" + GOOD.replace("\n", "\r\n").encode(), "wb")
     assert load_treebank(wh, bom_crlf, "win") == (2, 8)
     con = duckdb.connect(str(wh), read_only=True)
-    assert con.execute("select sent_id, text from raw.sentences order by sent_idx").fetchall() == \
-        [("s1", "Dogs bark."), ("s2", "Cats don't sleep.")]
+    assert con.execute("select sent_id, text from raw.sentences order by sent_idx").fetchall() == [
+        ("s1", "Dogs bark."),
+        ("s2", "Cats don't sleep."),
+    ]
     assert con.execute("select count(*) from raw.tokens where misc like '%\r%'").fetchone() == (0,)
     con.close()

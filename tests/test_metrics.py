@@ -32,8 +32,7 @@ def test_figure1_fixture():
     assert metrics.dea(tree, ["I", "enjoy", "my", "time", "at", "high", "franklin", "school"]) == 5 / 7
     details = metrics.dea_details(tree, "I enjoy my time at high franklin school")
     assert (details.matched, details.edges) == (5, 7)
-    assert details.by_relation == {"case": (1, 1), "compound": (2, 0), "nmod": (2, 2), "nsubj": (1, 1),
-                                   "obj": (1, 1)}
+    assert details.by_relation == {"case": (1, 1), "compound": (2, 0), "nmod": (2, 2), "nsubj": (1, 1), "obj": (1, 1)}
     assert metrics.tree_metrics(tree)["mean_flux_weight"] == 1.0
     assert metrics.reorder_accuracy(tree, "I enjoy my time at high franklin school") == 2 / 3  # school's treelet
 
@@ -41,19 +40,24 @@ def test_figure1_fixture():
 def test_one_word_and_punctuation_only():
     one = "1  Yes  yes  INTJ  _  _  0  root  _  _\n2  !  !  PUNCT  _  _  1  punct  _  _\n"
     assert metrics.dea(one, ["yes"]) is None
-    assert metrics.sentence_bleu(["yes"], ["yes"]) == 0.5 ** 0.75  # nltk method 2 on one token
+    assert metrics.sentence_bleu(["yes"], ["yes"]) == 0.5**0.75  # nltk method 2 on one token
     assert metrics.tree_metrics("1  !  !  PUNCT  _  _  0  punct  _  _\n")["tree_length"] is None
     with pytest.raises(ValueError, match="one CoNLL-U sentence"):
         metrics.dea(one + "\n" + one, ["yes"])
 
 
 def test_argstruct_skips_a_word_without_the_feature():
-    sentence = ("1  er  er  PRON  _  Case=Dat  2  nsubj  _  _\n2  geht  gehen  VERB  _  _  0  root  _  _\n"
-                "3  sie  sie  PRON  _  _  2  obj  _  _\n")
-    rules = [metrics.rule("de|argstruct|nsubj|PRON>VERB|Case|dep", ["Nom"]),
-             metrics.rule("de|argstruct|obj|PRON>VERB|Case|dep", ["Acc"])]
+    sentence = (
+        "1  er  er  PRON  _  Case=Dat  2  nsubj  _  _\n2  geht  gehen  VERB  _  _  0  root  _  _\n"
+        "3  sie  sie  PRON  _  _  2  obj  _  _\n"
+    )
+    rules = [
+        metrics.rule("de|argstruct|nsubj|PRON>VERB|Case|dep", ["Nom"]),
+        metrics.rule("de|argstruct|obj|PRON>VERB|Case|dep", ["Acc"]),
+    ]
     assert metrics.lambre_checks(sentence, rules) == [
-        metrics.RuleCheck("de|argstruct|nsubj|PRON>VERB|Case|dep", 1, 2, False)]
+        metrics.RuleCheck("de|argstruct|nsubj|PRON>VERB|Case|dep", 1, 2, False)
+    ]
     assert metrics.lambre_score(sentence, rules) == 0.0
     assert metrics.lambre_score(sentence, [{**rules[0], "enabled": False}]) == 1.0
 
@@ -89,8 +93,13 @@ def test_equal_to_sentence_scores_on_the_demo(warehouse_con, demo_references):
         tree = demo_references[corpus, sent_id]
         details = metrics.dea_details(tree, out)
         ref_lemmas = [lemma for lemma in metrics.analysis_tree(tree).lemmas]
-        computed = [metrics.sentence_bleu(ref_lemmas, out), details.dea, details.edges, details.matched,
-                    *(metrics.accuracies(tree, out)[name] for name in metrics.ACCURACY_NAMES)]
+        computed = [
+            metrics.sentence_bleu(ref_lemmas, out),
+            details.dea,
+            details.edges,
+            details.matched,
+            *(metrics.accuracies(tree, out)[name] for name in metrics.ACCURACY_NAMES),
+        ]
         for name, a, b in zip(SCORES, computed, stored):
             if not _close(a, b):
                 wrong.append((submission_id, sent_id, name, a, b))
@@ -98,9 +107,13 @@ def test_equal_to_sentence_scores_on_the_demo(warehouse_con, demo_references):
             per_relation[submission_id, relation][0] += edges
             per_relation[submission_id, relation][1] += matched
     assert wrong == []
-    stored_relations = {(s, r): [e, m] for s, r, e, m in warehouse_con.execute(
-        "select submission_id, relation, edges, matched from dea_by_relation "
-        "where corpus in ('en_ewt_demo', 'fr_gsd_demo')").fetchall()}
+    stored_relations = {
+        (s, r): [e, m]
+        for s, r, e, m in warehouse_con.execute(
+            "select submission_id, relation, edges, matched from dea_by_relation "
+            "where corpus in ('en_ewt_demo', 'fr_gsd_demo')"
+        ).fetchall()
+    }
     assert stored_relations == dict(per_relation)
 
 

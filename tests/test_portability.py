@@ -99,8 +99,13 @@ def duckdb_tree(node):
 
 
 def spark_sql(node):
-    statements = sqlglot.transpile(node["compiled_code"], read="duckdb", write="spark",
-                                   error_level=ErrorLevel.RAISE, unsupported_level=ErrorLevel.RAISE)
+    statements = sqlglot.transpile(
+        node["compiled_code"],
+        read="duckdb",
+        write="spark",
+        error_level=ErrorLevel.RAISE,
+        unsupported_level=ErrorLevel.RAISE,
+    )
     assert len(statements) == 1
     return statements[0]
 
@@ -112,8 +117,11 @@ def calls(tree):
 
 def aggregate_orders(tree):
     """ORDER BYs inside aggregates (not a query's or a window's own)."""
-    return sum(1 for o in tree.find_all(exp.Order)
-               if not isinstance(o.parent, (exp.Select, exp.Window, exp.SetOperation, exp.Subquery)))
+    return sum(
+        1
+        for o in tree.find_all(exp.Order)
+        if not isinstance(o.parent, (exp.Select, exp.Window, exp.SetOperation, exp.Subquery))
+    )
 
 
 def test_every_model_file_is_compiled(compiled):

@@ -12,9 +12,7 @@ import duckdb
 import pytest
 
 from srlens.loaders.load import load_outputs, load_treebank
-from srlens.processing import (STANZA_DIR_ENV, ProcessingError, ensure_cache_schema, process_pending,
-                               stanza_processor_id)
-
+from srlens.processing import STANZA_DIR_ENV, ProcessingError, ensure_cache_schema, process_pending, stanza_processor_id
 from tests.conftest import EN_EWT_TEST, SHARED
 
 MODELS = Path(os.environ.get(STANZA_DIR_ENV) or SHARED / "stanza")
@@ -28,8 +26,10 @@ SR_ONLY = "Cats sleep all day ."
 
 def require_models():
     """The folder holding en/ (or being en/); skip on a clone without it, but never in CI."""
-    if not ((MODELS / "en" / "tokenize.pt").is_file() or (MODELS / "tokenize.pt").is_file()) \
-            or not EN_EWT_TEST.is_file():
+    if (
+        not ((MODELS / "en" / "tokenize.pt").is_file() or (MODELS / "tokenize.pt").is_file())
+        or not EN_EWT_TEST.is_file()
+    ):
         message = f"stanza models ({MODELS}, set {STANZA_DIR_ENV}) or en_ewt test ({EN_EWT_TEST}) not found"
         if os.environ.get("CI"):
             pytest.fail(message)
@@ -45,8 +45,7 @@ def write_treebank(path, n=20):
     """The first n sentences of en_ewt test; returns their texts."""
     blocks = EN_EWT_TEST.read_text(encoding="utf-8").split("\n\n")[:n]
     path.write_text("\n\n".join(blocks) + "\n\n", encoding="utf-8")
-    return [line[len("# text = "):] for block in blocks for line in block.split("\n")
-            if line.startswith("# text = ")]
+    return [line[len("# text = ") :] for block in blocks for line in block.split("\n") if line.startswith("# text = ")]
 
 
 def write_lines(path, lines):
@@ -71,10 +70,14 @@ def parsed(tmp_path_factory):
     write_lines(root / "b.txt", run_b)
     load_outputs(warehouse, root / "a.txt", "en_ewt_head", "team1", "a", fmt="text")
     load_outputs(warehouse, root / "b.txt", "en_ewt_head", "team1", "b", fmt="text")
-    sr_ids = [line.split("= ", 1)[1] for line in (root / "tb.conllu").read_text().split("\n")
-              if line.startswith("# sent_id = ")]
-    (root / "c.sr").write_text(f"# sent_id = {sr_ids[0]}\n# text = {SR_ONLY}\n\n"
-                               f"# sent_id = {sr_ids[1]}\n# text = {DOGS}\n\n", encoding="utf-8")
+    sr_ids = [
+        line.split("= ", 1)[1]
+        for line in (root / "tb.conllu").read_text().split("\n")
+        if line.startswith("# sent_id = ")
+    ]
+    (root / "c.sr").write_text(
+        f"# sent_id = {sr_ids[0]}\n# text = {SR_ONLY}\n\n# sent_id = {sr_ids[1]}\n# text = {DOGS}\n\n", encoding="utf-8"
+    )
     load_outputs(warehouse, root / "c.sr", "en_ewt_head", "team2", "sr", fmt="sr", allow_partial=True)
     # A run loaded as CoNLL-U is already processed: the treebank itself, whose texts 1-4 no text run has.
     load_outputs(warehouse, root / "tb.conllu", "en_ewt_head", "team3", "parsed", fmt="conllu")
@@ -85,15 +88,24 @@ def parsed(tmp_path_factory):
         second = process_pending(con, model_dir=models, progress=False)
     finally:
         con.close()
-    return {"warehouse": warehouse, "models": models, "refs": refs, "expected": expected,
-            "first": first, "second": second}
+    return {
+        "warehouse": warehouse,
+        "models": models,
+        "refs": refs,
+        "expected": expected,
+        "first": first,
+        "second": second,
+    }
 
 
 def words_of(con, text):
-    return con.execute("""
+    return con.execute(
+        """
         select w.word_idx, w.token_idx, w.form, w.lemma, w.upos, w.xpos, w.feats, w.head, w.deprel
         from cache.parsed_words w join cache.parsed_texts t using (text_hash, processor)
-        where t.text = ? order by w.word_idx""", [text]).fetchall()
+        where t.text = ? order by w.word_idx""",
+        [text],
+    ).fetchall()
 
 
 def test_every_distinct_nonempty_text_parsed_once(parsed):
@@ -116,8 +128,7 @@ def test_every_distinct_nonempty_text_parsed_once(parsed):
 
 def test_text_hash_is_duckdb_sha256_and_processor_recorded(parsed):
     con = connect(parsed["warehouse"])
-    rows = con.execute("select text_hash, text, sha256(text), processor, language "
-                       "from cache.parsed_texts").fetchall()
+    rows = con.execute("select text_hash, text, sha256(text), processor, language from cache.parsed_texts").fetchall()
     pid = stanza_processor_id("en", parsed["models"])
     for text_hash, text, duck, processor, language in rows:
         assert text_hash == duck == hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -174,8 +185,9 @@ def test_contractions_split_into_words_sharing_a_token(parsed):
 def test_two_sentences_are_flattened(parsed):
     con = connect(parsed["warehouse"])
     words = words_of(con, TWO_SENTENCES)
-    sentences = con.execute("select sentences, words from cache.parsed_texts where text = ?",
-                            [TWO_SENTENCES]).fetchone()
+    sentences = con.execute(
+        "select sentences, words from cache.parsed_texts where text = ?", [TWO_SENTENCES]
+    ).fetchone()
     con.close()
     assert sentences == (2, 7)
     assert [w[2] for w in words] == ["He", "left", ".", "She", "stayed", "home", "."]
@@ -196,7 +208,8 @@ def test_second_run_loads_neither_stanza_nor_torch(parsed):
         f"con = duckdb.connect({str(parsed['warehouse'])!r})\n"
         f"counts = process_pending(con, model_dir={str(parsed['models'])!r}, progress=False)\n"
         "print(json.dumps([counts['texts_parsed'], counts['texts_cached'],\n"
-        "                  'stanza' in sys.modules, 'torch' in sys.modules]))\n")
+        "                  'stanza' in sys.modules, 'torch' in sys.modules]))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [0, len(parsed["expected"]), False, False]
 
@@ -251,6 +264,7 @@ def test_processor_id_and_model_folder_rule(tmp_path, monkeypatch):
     monkeypatch.delenv(STANZA_DIR_ENV, raising=False)
     pid = stanza_processor_id("en", MODELS)
     import stanza
+
     assert pid.startswith(f"stanza-{stanza.__version__}/en/") and len(pid.rsplit("/", 1)[1]) == 8
     # Content, not location: the same files elsewhere give the same id, in either folder form.
     link_models(tmp_path / "many" / "en")
@@ -282,9 +296,14 @@ def test_models_in_stanza_download_layout(tmp_path, monkeypatch):
     for processor, package in packages.items():
         (root / "en" / processor).mkdir(parents=True)
         (root / "en" / processor / f"{package}.pt").symlink_to(en_folder() / f"{processor}.pt")
-    resources = {"en": {"lang_name": "English", "packages": {"default": packages},
-                        **{p: {pkg: {}} for p, pkg in packages.items()}},
-                 "english": {"alias": "en"}}
+    resources = {
+        "en": {
+            "lang_name": "English",
+            "packages": {"default": packages},
+            **{p: {pkg: {}} for p, pkg in packages.items()},
+        },
+        "english": {"alias": "en"},
+    }
     (root / "resources.json").write_text(json.dumps(resources))
     monkeypatch.delenv(STANZA_DIR_ENV, raising=False)
     monkeypatch.setenv("STANZA_RESOURCES_DIR", str(root))
@@ -314,12 +333,28 @@ def test_ensure_cache_schema_is_idempotent(tmp_path):
         where table_schema = 'cache' order by table_name, ordinal_position""").fetchall()
     con.close()
     assert [(c, t) for tab, c, t in columns if tab == "parsed_texts"] == [
-        ("text_hash", "VARCHAR"), ("processor", "VARCHAR"), ("language", "VARCHAR"), ("text", "VARCHAR"),
-        ("words", "INTEGER"), ("sentences", "INTEGER"), ("parsed_at", "TIMESTAMP"), ("chunks", "INTEGER")]
+        ("text_hash", "VARCHAR"),
+        ("processor", "VARCHAR"),
+        ("language", "VARCHAR"),
+        ("text", "VARCHAR"),
+        ("words", "INTEGER"),
+        ("sentences", "INTEGER"),
+        ("parsed_at", "TIMESTAMP"),
+        ("chunks", "INTEGER"),
+    ]
     assert [(c, t) for tab, c, t in columns if tab == "parsed_words"] == [
-        ("text_hash", "VARCHAR"), ("processor", "VARCHAR"), ("word_idx", "INTEGER"), ("token_idx", "INTEGER"),
-        ("form", "VARCHAR"), ("lemma", "VARCHAR"), ("upos", "VARCHAR"), ("xpos", "VARCHAR"),
-        ("feats", "VARCHAR"), ("head", "INTEGER"), ("deprel", "VARCHAR")]
+        ("text_hash", "VARCHAR"),
+        ("processor", "VARCHAR"),
+        ("word_idx", "INTEGER"),
+        ("token_idx", "INTEGER"),
+        ("form", "VARCHAR"),
+        ("lemma", "VARCHAR"),
+        ("upos", "VARCHAR"),
+        ("xpos", "VARCHAR"),
+        ("feats", "VARCHAR"),
+        ("head", "INTEGER"),
+        ("deprel", "VARCHAR"),
+    ]
 
 
 def test_default_model_folder_is_stanzas(monkeypatch):
@@ -327,6 +362,7 @@ def test_default_model_folder_is_stanzas(monkeypatch):
     from stanza.resources.common import USER_CACHE_DIR
 
     from srlens.processing import stanza_default_dir
+
     assert stanza_default_dir() == Path(USER_CACHE_DIR) / "resources"
     monkeypatch.delenv(STANZA_DIR_ENV, raising=False)
     monkeypatch.delenv("STANZA_RESOURCES_DIR", raising=False)

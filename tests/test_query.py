@@ -17,32 +17,43 @@ from tests.conftest import REPO
 EXAMPLES = sorted((REPO / "sql" / "examples").glob("*.sql"))
 
 
-@pytest.mark.parametrize("sql", [
-    "drop table corpus_stats",
-    "select 1 `--` ; copy (select 42 as x) to 'out.csv'",
-    "explain analyze copy corpus_stats to 'out.csv'",
-    "insert into corpus_stats select * from corpus_stats",
-    "update corpus_stats set sentences = 0",
-    "delete from raw.sentences",
-    "create table x as select 1",
-    "attach 'other.duckdb' as other",
-    "copy corpus_stats to 'out.csv'",
-    "select 1; drop table corpus_stats",
-    "pragma enable_profiling",
-    "set threads = 1",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "drop table corpus_stats",
+        "select 1 `--` ; copy (select 42 as x) to 'out.csv'",
+        "explain analyze copy corpus_stats to 'out.csv'",
+        "insert into corpus_stats select * from corpus_stats",
+        "update corpus_stats set sentences = 0",
+        "delete from raw.sentences",
+        "create table x as select 1",
+        "attach 'other.duckdb' as other",
+        "copy corpus_stats to 'out.csv'",
+        "select 1; drop table corpus_stats",
+        "pragma enable_profiling",
+        "set threads = 1",
+    ],
+)
 def test_anything_but_one_read_only_query_is_refused(sql):
     with pytest.raises(QueryRefused):
         check_read_only(sql)
 
 
-@pytest.mark.parametrize("sql", [
-    "with t as (select 1 as a) select a from t",
-    "select corpus from corpus_stats union all select corpus from corpus_stats",
-    "show tables", "describe corpus_stats", "summarize corpus_stats", "explain select 1",
-    "explain analyze select 1", "pivot corpus_stats on corpus using sum(sentences)", "from corpus_stats",
-    "/* a comment */ select 1; -- and another",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "with t as (select 1 as a) select a from t",
+        "select corpus from corpus_stats union all select corpus from corpus_stats",
+        "show tables",
+        "describe corpus_stats",
+        "summarize corpus_stats",
+        "explain select 1",
+        "explain analyze select 1",
+        "pivot corpus_stats on corpus using sum(sentences)",
+        "from corpus_stats",
+        "/* a comment */ select 1; -- and another",
+    ],
+)
 def test_reads_are_accepted(sql):
     check_read_only(sql)
 
@@ -58,20 +69,32 @@ def test_csv_and_json_round_trip_the_values(built_warehouse):
 
 
 def test_cli_query_prints_a_table(built_warehouse, capsys):
-    assert main(["--warehouse", str(built_warehouse), "query",
-                 "select tree_depth, tree_length from sentence_complexity where corpus = 'figure1'"]) == 0
+    assert (
+        main(
+            [
+                "--warehouse",
+                str(built_warehouse),
+                "query",
+                "select tree_depth, tree_length from sentence_complexity where corpus = 'figure1'",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out.split()
     assert out == ["tree_depth", "tree_length", "3", "8"]
 
 
 def test_cli_refusal_is_one_line(built_warehouse, capsys):
     assert main(["--warehouse", str(built_warehouse), "query", "drop table corpus_stats"]) == 2
-    assert capsys.readouterr().err == ("srlens: error: only read-only queries are allowed, not DROP (a query starts "
-                                       "with SELECT, WITH, FROM, SHOW, DESCRIBE, SUMMARIZE, PIVOT, UNPIVOT, VALUES, "
-                                       "TABLE or EXPLAIN)\n")
+    assert capsys.readouterr().err == (
+        "srlens: error: only read-only queries are allowed, not DROP (a query starts "
+        "with SELECT, WITH, FROM, SHOW, DESCRIBE, SUMMARIZE, PIVOT, UNPIVOT, VALUES, "
+        "TABLE or EXPLAIN)\n"
+    )
 
 
 # --- row limits --------------------------------------------------------------------------------
+
 
 def test_table_shows_1000_rows_and_says_how_many_were_left_out(built_warehouse, capsys):
     assert main(["--warehouse", str(built_warehouse), "query", "select range as n from range(25000)"]) == 0
@@ -83,7 +106,12 @@ def test_table_shows_1000_rows_and_says_how_many_were_left_out(built_warehouse, 
 def test_table_limit_option(built_warehouse, capsys):
     assert main(["--warehouse", str(built_warehouse), "query", "select range as n from range(10)", "--limit", "3"]) == 0
     assert [line.strip() for line in capsys.readouterr().out.split("\n")[1:]] == [
-        "0", "1", "2", "(7 more rows not shown: --limit N shows more, --format csv or json shows all)", ""]
+        "0",
+        "1",
+        "2",
+        "(7 more rows not shown: --limit N shows more, --format csv or json shows all)",
+        "",
+    ]
 
 
 def test_table_within_the_limit_has_no_note(built_warehouse, capsys):
@@ -103,8 +131,21 @@ def test_csv_and_json_have_every_row_unless_limited(built_warehouse, fmt):
 
 
 def test_csv_limit_notice_goes_to_stderr(built_warehouse, capsys):
-    assert main(["--warehouse", str(built_warehouse), "query", "select range as n from range(10)", "--format", "csv",
-                 "--limit", "4"]) == 0
+    assert (
+        main(
+            [
+                "--warehouse",
+                str(built_warehouse),
+                "query",
+                "select range as n from range(10)",
+                "--format",
+                "csv",
+                "--limit",
+                "4",
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     assert out == "n\n0\n1\n2\n3\n" and err == "srlens: 6 more rows left out (--limit 4)\n"
 
@@ -125,11 +166,17 @@ def test_bad_limit_is_a_usage_error(built_warehouse, limit, capsys):
 def test_ctrl_c_stops_a_long_query_in_one_line(built_warehouse):
     # A real SIGINT to a real process; the query would run for hours. The child says when it has
     # imported srlens, so the signal arrives while the query runs, not during start-up.
-    code = ("import sys; from srlens.cli import main; print('ready', file=sys.stderr, flush=True); "
-            "sys.exit(main(sys.argv[1:]))")
+    code = (
+        "import sys; from srlens.cli import main; print('ready', file=sys.stderr, flush=True); "
+        "sys.exit(main(sys.argv[1:]))"
+    )
     sql = "select count(*) from range(100000000) a, range(100000000) b where a.range + b.range = -1"
-    child = subprocess.Popen([sys.executable, "-c", code, "--warehouse", str(built_warehouse), "query", sql],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, "--warehouse", str(built_warehouse), "query", sql],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert child.stderr.readline() == "ready\n"
         time.sleep(1)
@@ -143,6 +190,7 @@ def test_ctrl_c_stops_a_long_query_in_one_line(built_warehouse):
 def test_examples_and_query_share_the_sandbox(built_warehouse):
     # The recipe behind `srlens examples` passes the same statement check as any user query.
     from srlens.mining import examples_query
+
     assert check_read_only(examples_query()).type.name == "SELECT"
 
 
@@ -161,14 +209,18 @@ def test_complex_sentence_recipe_is_ordered_by_depth(built_warehouse):
 
 # --- analyst recipes: each checked against the same answer computed in pandas from the marts ---
 
+
 def recipe(name):
     return (REPO / "sql" / "examples" / f"{name}.sql").read_text()
 
 
 def recipe_param(sql, name):
     """The literal a recipe sets for a parameter in its params CTE (`'value' as name`)."""
-    line = next(line for line in sql.splitlines() if line.strip().endswith(f" as {name},")
-                or line.strip().endswith(f" as {name}"))
+    line = next(
+        line
+        for line in sql.splitlines()
+        if line.strip().endswith(f" as {name},") or line.strip().endswith(f" as {name}")
+    )
     return line.strip().split(" as ")[0].strip("'")
 
 
@@ -180,9 +232,13 @@ def test_worst_relations_recipe(warehouse_con):
     d = warehouse_con.execute("select * from dea_by_relation").df()
     mine = d[(d.submission_id == system) & (d.edges >= min_edges)]
     mine = mine.assign(dea=mine.matched / mine.edges).sort_values(
-        ["dea", "edges", "relation"], ascending=[True, False, True])
-    others = d[(d.corpus == mine.corpus.iloc[0]) & (d.submission_id != system)].groupby("relation")[
-        ["matched", "edges"]].sum()
+        ["dea", "edges", "relation"], ascending=[True, False, True]
+    )
+    others = (
+        d[(d.corpus == mine.corpus.iloc[0]) & (d.submission_id != system)]
+        .groupby("relation")[["matched", "edges"]]
+        .sum()
+    )
     assert len(got) > 5
     assert list(got.relation) == list(mine.relation)
     assert list(got.dea) == [round(x, 3) for x in mine.dea]

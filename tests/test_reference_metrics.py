@@ -12,7 +12,6 @@ fields used contains a space).
 
 from __future__ import annotations
 
-import math
 import re
 import sys
 import time
@@ -57,6 +56,7 @@ def _one_tree(text: str) -> AnalysisTree:
 # SPEC Figure 1
 # ---------------------------------------------------------------------------
 
+
 def test_figure1_exact_values():
     require_shared()
     trees = read_analysis_trees(FIGURE1)
@@ -68,7 +68,14 @@ def test_figure1_exact_values():
     assert tree.lemmas == ("I", "enjoy", "my", "time", "at", "franklin", "high", "school")
     assert tree.heads == (2, 0, 4, 2, 8, 8, 8, 4)
     assert tree.deprels == (
-        "nsubj", "root", "nmod:poss", "obj", "case", "compound", "compound", "nmod",
+        "nsubj",
+        "root",
+        "nmod:poss",
+        "obj",
+        "case",
+        "compound",
+        "compound",
+        "nmod",
     )
     assert sentence_metrics(tree) == {
         "tree_depth": 3,
@@ -84,6 +91,7 @@ def test_figure1_exact_values():
 # ---------------------------------------------------------------------------
 # Relation entropy
 # ---------------------------------------------------------------------------
+
 
 def test_entropy_20_left_80_right():
     # Two-word trees built in memory.  Left: "big dog" (amod precedes head),
@@ -115,7 +123,7 @@ def test_figure1_entropy_counts():
     # compound left twice.
     require_shared()
     result = relation_entropy(read_analysis_trees(FIGURE1))
-    assert {rel: (l, r) for rel, (l, r, _h) in result.items()} == {
+    assert {rel: (left, r) for rel, (left, r, _h) in result.items()} == {
         "case": (1, 0),
         "compound": (2, 0),
         "nmod": (1, 1),
@@ -354,6 +362,7 @@ def test_reader_skips_ranges_and_empty_nodes_and_defaults_sent_id(tmp_path):
 # ---------------------------------------------------------------------------
 # Whole treebank: en_ewt test
 # ---------------------------------------------------------------------------
+
 
 def _brute_force_matching(edge_list):
     """Largest set of pairwise vertex-disjoint edges, by plain recursion."""

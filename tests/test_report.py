@@ -19,9 +19,17 @@ from srlens.report import queries as rpt
 from srlens.report import write_report
 from tests.webdriver import ELEMENT, ENTER, Browser
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                  "--disable-dev-shm-usage"]  # containers often have a tiny /dev/shm
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]  # containers often have a tiny /dev/shm
 
 
 class Page(HTMLParser):
@@ -75,8 +83,7 @@ class Page(HTMLParser):
         """Index of the item after headings path[0], then path[1], ... (each searched after the last)."""
         i = 0
         for text in path:
-            i = next(k for k in range(i, len(self.items))
-                     if self.items[k][0] == "h" and self.items[k][2] == text) + 1
+            i = next(k for k in range(i, len(self.items)) if self.items[k][0] == "h" and self.items[k][2] == text) + 1
         return i
 
     def table_after(self, *path):
@@ -142,10 +149,13 @@ def test_ranking_lists_submissions_in_the_order_of_the_marts_scores(page, con):
 def test_corpus_statistics_show_the_corpus_stats_numbers(page, con):
     def expect(corpus):
         s = con.execute("select * from corpus_stats where corpus = ?", [corpus]).df().iloc[0]
-        return {"sentences": f"{s.sentences:,}", "MDD": f"{s.mdd_mean:.2f} ({s.mdd_sd:.2f})",
-                "depth": f"{s.tree_depth_mean:.2f} ({s.tree_depth_sd:.2f})",
-                "arity": f"{s.mean_arity_mean:.2f} ({s.mean_arity_sd:.2f})",
-                "NP %": f"{s.nonprojective_pct:.2f}"}
+        return {
+            "sentences": f"{s.sentences:,}",
+            "MDD": f"{s.mdd_mean:.2f} ({s.mdd_sd:.2f})",
+            "depth": f"{s.tree_depth_mean:.2f} ({s.tree_depth_sd:.2f})",
+            "arity": f"{s.mean_arity_mean:.2f} ({s.mean_arity_sd:.2f})",
+            "NP %": f"{s.nonprojective_pct:.2f}",
+        }
 
     demo = {r["corpus"]: r for r in as_dicts(page.table_after("Campaign demo", "Corpus statistics"))}
     assert sorted(demo) == ["en_ewt_demo", "fr_gsd_demo"]
@@ -179,8 +189,10 @@ def test_dea_per_relation_is_sorted_worst_first_with_the_marts_means(page, con):
     assert [r["relation"] for r in rows] == frame.relation.tolist()
     assert [r["DEA (mean)"] for r in rows] == [f"{v:.3f}" for v in frame["mean"]]
     assert [r["edges"] for r in rows] == [f"{v:,}" for v in frame.edges]
-    assert len(rows) < con.execute(
-        "select count(distinct relation) from dea_by_relation where corpus = 'en_ewt_demo'").fetchone()[0]
+    assert (
+        len(rows)
+        < con.execute("select count(distinct relation) from dea_by_relation where corpus = 'en_ewt_demo'").fetchone()[0]
+    )
 
 
 def test_subtrees_per_corpus_match_the_summary_mart(page, con):
@@ -189,11 +201,14 @@ def test_subtrees_per_corpus_match_the_summary_mart(page, con):
     views = [item[2] for item in section if item[0] == "h"]
     assert views == ["view dep", "view pos", "view pos_dep", "view lemma"]
     for view, rows in zip(["dep", "pos", "pos_dep", "lemma"], tables):
-        expected = con.execute("""
+        expected = con.execute(
+            """
             select subtree, coverage_pct, suspicious_in, mean_suspicion
             from suspicious_subtrees_summary
             where scope = 'corpus' and scope_value = 'en_ewt_demo' and view = ? and suspicious_in > 0
-            order by coverage_pct desc, mean_suspicion desc, subtree limit ?""", [view, rpt.TOP_SUBTREES]).fetchall()
+            order by coverage_pct desc, mean_suspicion desc, subtree limit ?""",
+            [view, rpt.TOP_SUBTREES],
+        ).fetchall()
         shown = [(r["subtree"], r["coverage %"], r["suspicious in"], r["MSS"]) for r in rows]
         want = [(s, f"{c:.1f}", str(n), f"{m:.2f}") for s, c, n, m in expected]
         assert len(shown) == rpt.TOP_SUBTREES
@@ -214,10 +229,22 @@ def test_projectivity_table_keeps_untested_medians(page, page_text):
 
 
 def test_every_query_is_shown_verbatim_with_its_parameters(page_text, page):
-    for name in ["SQL_CAMPAIGNS", "SQL_CORPUS_STATS", "SQL_RANKING", "SQL_CORPUS_DEA", "SQL_PROJECTIVITY",
-                 "SQL_SIGNIFICANCE", "SQL_BUCKETS",
-                 "SQL_CORPUS_SUBTREES", "SQL_RULES", "SQL_CAMPAIGN_CORRELATIONS", "SQL_CORPUS_CORRELATIONS",
-                 "SQL_CAMPAIGN_DEA", "SQL_CAMPAIGN_SUBTREES", "SQL_UNUSED_CORPORA"]:
+    for name in [
+        "SQL_CAMPAIGNS",
+        "SQL_CORPUS_STATS",
+        "SQL_RANKING",
+        "SQL_CORPUS_DEA",
+        "SQL_PROJECTIVITY",
+        "SQL_SIGNIFICANCE",
+        "SQL_BUCKETS",
+        "SQL_CORPUS_SUBTREES",
+        "SQL_RULES",
+        "SQL_CAMPAIGN_CORRELATIONS",
+        "SQL_CORPUS_CORRELATIONS",
+        "SQL_CAMPAIGN_DEA",
+        "SQL_CAMPAIGN_SUBTREES",
+        "SQL_UNUSED_CORPORA",
+    ]:
         assert f"<pre>{html.escape(getattr(rpt, name))}</pre>" in page_text, name
     assert "-- $campaign = &#x27;demo&#x27;\n-- $corpus = &#x27;fr_gsd_demo&#x27;" in page_text
     # one SQL block per analysis heading, plus the campaign list and the unused treebanks
@@ -265,9 +292,12 @@ def small_warehouse(built_warehouse, path, edit):
 
 
 def test_rules_and_tested_projectivity_render(built_warehouse, tmp_path):
-    wh = small_warehouse(built_warehouse, tmp_path / "w.duckdb", [
-        # two rules fired in two en_ewt_demo runs (as a stanza build would give)
-        """insert into lambre_rule_scores (submission_id, rule_id, corpus, team, run, campaign, kind,
+    wh = small_warehouse(
+        built_warehouse,
+        tmp_path / "w.duckdb",
+        [
+            # two rules fired in two en_ewt_demo runs (as a stanza build would give)
+            """insert into lambre_rule_scores (submission_id, rule_id, corpus, team, run, campaign, kind,
                                           matches, failures, score)
            values ('demo/en_ewt_demo/baseline/gold', 'en|agreement|det|DET>NOUN|Number', 'en_ewt_demo',
                    'baseline', 'gold', 'demo', 'agreement', 18, 2, 0.9),
@@ -275,14 +305,16 @@ def test_rules_and_tested_projectivity_render(built_warehouse, tmp_path):
                    'perturb', 'swaps', 'demo', 'agreement', 2, 8, 0.2),
                   ('demo/en_ewt_demo/baseline/gold', 'en|argstruct|obj|PRON>VERB|Case|dep', 'en_ewt_demo',
                    'baseline', 'gold', 'demo', 'argstruct', 4, 0, 1.0)""",
-        "update submission_scores set rule_score = 0.95 where submission_id = 'demo/en_ewt_demo/baseline/gold'",
-        """update projectivity_tests set tested = true, u = 100, p_value = 0.001, skipped_reason = null
+            "update submission_scores set rule_score = 0.95 where submission_id = 'demo/en_ewt_demo/baseline/gold'",
+            """update projectivity_tests set tested = true, u = 100, p_value = 0.001, skipped_reason = null
            where submission_id = 'demo/en_ewt_demo/perturb/swaps'""",
-    ])
+        ],
+    )
     page = Page(write_report(wh, tmp_path / "out").read_text())
     rules = as_dicts(page.table_after("en_ewt_demo (demo)", "Rule scores per rule"))
-    assert [(r["rule"], r["submissions"], r["matches"], r["failures"], r["pooled"], r["mean"], r["min"])
-            for r in rules] == [
+    assert [
+        (r["rule"], r["submissions"], r["matches"], r["failures"], r["pooled"], r["mean"], r["min"]) for r in rules
+    ] == [
         ("en|agreement|det|DET>NOUN|Number", "2", "20", "10", "0.667", "0.550", "0.200"),  # pooled 20/30
         ("en|argstruct|obj|PRON>VERB|Case|dep", "1", "4", "0", "1.000", "1.000", "1.000"),
     ]
@@ -297,20 +329,27 @@ def test_rules_and_tested_projectivity_render(built_warehouse, tmp_path):
 
 
 def test_empty_marts_give_notes_not_errors(built_warehouse, tmp_path):
-    wh = small_warehouse(built_warehouse, tmp_path / "w.duckdb",
-                         [f"delete from {mart}" for mart in rpt.REQUIRED_MARTS])
+    wh = small_warehouse(built_warehouse, tmp_path / "w.duckdb", [f"delete from {mart}" for mart in rpt.REQUIRED_MARTS])
     text = write_report(wh, tmp_path / "none").read_text()
     assert "No submissions loaded." in text and "<svg" not in text
 
     # submissions with scores, but nothing else computed for them
-    wh = small_warehouse(built_warehouse, tmp_path / "w2.duckdb", [
-        f"delete from {mart}" for mart in rpt.REQUIRED_MARTS if mart not in ("corpus_stats", "submission_scores")])
+    wh = small_warehouse(
+        built_warehouse,
+        tmp_path / "w2.duckdb",
+        [f"delete from {mart}" for mart in rpt.REQUIRED_MARTS if mart not in ("corpus_stats", "submission_scores")],
+    )
     page = Page(write_report(wh, tmp_path / "scores").read_text())
     section = page.section_text("en_ewt_demo (demo)")
     text = (tmp_path / "scores" / "index.html").read_text()
-    for expected in ["No correlation could be computed", "No relation has 20 reference edges",
-                     "No projectivity comparison", "No suspicious subtree in this corpus", "No rule scores",
-                     "No suspicious subtree in this campaign"]:
+    for expected in [
+        "No correlation could be computed",
+        "No relation has 20 reference edges",
+        "No projectivity comparison",
+        "No suspicious subtree in this corpus",
+        "No rule scores",
+        "No suspicious subtree in this campaign",
+    ]:
         assert expected in text
     assert len(page.svgs) == 2  # the two rankings
     assert sum(1 for item in section if item[0] == "table") == 1
@@ -318,12 +357,19 @@ def test_empty_marts_give_notes_not_errors(built_warehouse, tmp_path):
 
 def test_single_submission_corpus(built_warehouse, tmp_path):
     keep = "demo/fr_gsd_demo/baseline/hall_nemec"
-    wh = small_warehouse(built_warehouse, tmp_path / "w.duckdb", [
-        *(f"delete from {mart} where submission_id like 'demo/fr_gsd_demo/%' and submission_id <> '{keep}'"
-          for mart in rpt.REQUIRED_MARTS
-          if mart not in ("corpus_stats", "suspicious_subtrees_summary", "correlation_summary",
-                          "pairwise_significance")),
-        "delete from pairwise_significance where corpus = 'fr_gsd_demo'"])  # one run: no pair
+    wh = small_warehouse(
+        built_warehouse,
+        tmp_path / "w.duckdb",
+        [
+            *(
+                f"delete from {mart} where submission_id like 'demo/fr_gsd_demo/%' and submission_id <> '{keep}'"
+                for mart in rpt.REQUIRED_MARTS
+                if mart
+                not in ("corpus_stats", "suspicious_subtrees_summary", "correlation_summary", "pairwise_significance")
+            ),
+            "delete from pairwise_significance where corpus = 'fr_gsd_demo'",
+        ],
+    )  # one run: no pair
     text = write_report(wh, tmp_path / "out").read_text()
     page = Page(text)
     assert "No pair of runs to compare (one run on this corpus)." in text
@@ -362,8 +408,9 @@ def chromium():
 
 def run_chromium(args, tmp_path, name):
     profile = tmp_path / f"profile-{name}"  # a fresh profile each time: no state between runs
-    done = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
-                          capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        [chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, text=True, timeout=180
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
 
@@ -373,12 +420,21 @@ def test_chromium_renders_the_headings_charts_and_sql(page_path, tmp_path):
     dom = run_chromium(["--dump-dom", url], tmp_path, "dom")
     rendered = Page(dom)
     headings = [(item[1], item[2]) for item in rendered.items if item[0] == "h"]
-    for heading in [(1, "srlens report"), (2, "Campaign demo"), (3, "en_ewt_demo (demo)"),
-                    (3, "fr_gsd_demo (demo)"), (4, "Submissions ranked by each score"),
-                    (4, "Median Spearman ρ between metrics"), (4, "DEA per relation across submissions, worst first"),
-                    (4, "Projective vs non-projective sentences"), (4, "Top suspicious subtrees"),
-                    (4, "Rule scores per rule"), (4, "Who beats whom: paired significance"),
-                    (4, "Scores by kind of sentence (buckets)"), (2, "Treebanks without submissions")]:
+    for heading in [
+        (1, "srlens report"),
+        (2, "Campaign demo"),
+        (3, "en_ewt_demo (demo)"),
+        (3, "fr_gsd_demo (demo)"),
+        (4, "Submissions ranked by each score"),
+        (4, "Median Spearman ρ between metrics"),
+        (4, "DEA per relation across submissions, worst first"),
+        (4, "Projective vs non-projective sentences"),
+        (4, "Top suspicious subtrees"),
+        (4, "Rule scores per rule"),
+        (4, "Who beats whom: paired significance"),
+        (4, "Scores by kind of sentence (buckets)"),
+        (2, "Treebanks without submissions"),
+    ]:
         assert heading in headings
     assert len(rendered.svgs) == 11
     assert "median Spearman rho" in rendered.svgs[0] and "baseline/hall_nemec" in rendered.svgs[1]
@@ -402,31 +458,41 @@ def test_chromium_renders_the_headings_charts_and_sql(page_path, tmp_path):
 
 def corpus_part(page_text, anchor, next_anchor):
     """The HTML of one corpus section of the overview."""
-    return page_text[page_text.index(f'id="{anchor}"'):page_text.index(f'id="{next_anchor}"')]
+    return page_text[page_text.index(f'id="{anchor}"') : page_text.index(f'id="{next_anchor}"')]
 
 
 SIGNIFICANCE_CELL = re.compile(
     r'<td class="(win|lose|tie)" title="([^":]+): ([^"]+?) - ([^"]+?): [^"]*">([+-]\d\.\d{3})<br>'
-    r'<span class="ci">\[([^,]+), ([^\]]+)\]</span><br><span class="p">p ([^<]+)</span></td>')
+    r'<span class="ci">\[([^,]+), ([^\]]+)\]</span><br><span class="p">p ([^<]+)</span></td>'
+)
 
 
-@pytest.mark.parametrize("corpus, anchor, next_anchor", [("en_ewt_demo", "c0-k0", "c0-k1"),
-                                                         ("fr_gsd_demo", "c0-k1", "unused")])
+@pytest.mark.parametrize(
+    "corpus, anchor, next_anchor", [("en_ewt_demo", "c0-k0", "c0-k1"), ("fr_gsd_demo", "c0-k1", "unused")]
+)
 def test_significance_matrices_show_every_pair_of_the_mart(page_text, con, corpus, anchor, next_anchor):
     cells = SIGNIFICANCE_CELL.findall(corpus_part(page_text, anchor, next_anchor))
     got = {(html.unescape(m), a, b): (cls, delta, low, high, p) for cls, m, a, b, delta, low, high, p in cells}
     assert len(got) == len(cells) == 2 * 8 * 7  # BLEU and DEA, every ordered pair of 8 runs
     expected = {}
-    for metric, a, b, winner, delta, low, high, p in con.execute("""
+    for metric, a, b, winner, delta, low, high, p in con.execute(
+        """
             select p.metric, sa.team || '/' || sa.run, sb.team || '/' || sb.run, p.winner, p.delta,
                    p.ci_low, p.ci_high, p.p_value
             from pairwise_significance p
             join submission_scores sa on sa.submission_id = p.submission_a
             join submission_scores sb on sb.submission_id = p.submission_b
-            where p.corpus = ? and p.metric in ('corpus_bleu', 'dea')""", [corpus]).fetchall():
+            where p.corpus = ? and p.metric in ('corpus_bleu', 'dea')""",
+        [corpus],
+    ).fetchall():
         label = {"corpus_bleu": "BLEU (corpus)", "dea": "DEA (micro)"}[metric]
-        expected[label, a, b] = ({"a": "win", "b": "lose"}.get(winner, "tie"), f"{delta:+.3f}",
-                                 f"{low:.3f}", f"{high:.3f}", f"{p:.2e}" if p < 0.001 else f"{p:.3f}")
+        expected[label, a, b] = (
+            {"a": "win", "b": "lose"}.get(winner, "tie"),
+            f"{delta:+.3f}",
+            f"{low:.3f}",
+            f"{high:.3f}",
+            f"{p:.2e}" if p < 0.001 else f"{p:.3f}",
+        )
     assert got == expected
     # the demo's finding: a run beats its degraded copies, and some pairs are not told apart
     assert got["DEA (micro)", "baseline/gold", "perturb/drops"][0] == "win"
@@ -437,8 +503,12 @@ def test_significance_matrices_show_every_pair_of_the_mart(page_text, con, corpu
 def test_bucket_charts_plot_every_dimension_and_run(page, con):
     charts = [svg for svg in page.svgs if "sentence length" in svg]
     assert len(charts) == 2  # one per demo corpus
-    runs = [r for (r,) in con.execute("select team || '/' || run from submission_scores where corpus = 'en_ewt_demo'")
-            .fetchall()]
+    runs = [
+        r
+        for (r,) in con.execute(
+            "select team || '/' || run from submission_scores where corpus = 'en_ewt_demo'"
+        ).fetchall()
+    ]
     dimensions = [d for (d,) in con.execute("select distinct dimension from bucket_scores").fetchall()]
     assert len(dimensions) == 7
     for dimension in dimensions:
@@ -456,15 +526,19 @@ def test_run_page_lists_weakest_relations_and_subtrees_with_their_examples(page_
     text = (page_path.parent / run_file(SWAPS)).read_text(encoding="utf-8")
     run_page = Page(text)
     relations = as_dicts(run_page.table_after("Weakest relations"))
-    expected = con.execute("""
+    expected = con.execute(
+        """
         select d.relation, d.edges, d.dea, count(x.rank)
         from dea_by_relation d
         left join error_examples x on x.submission_id = d.submission_id and x.kind = 'relation' and x.key = d.relation
         where d.submission_id = ?
-        group by all order by d.dea, d.edges desc, d.relation""", [SWAPS]).fetchall()
+        group by all order by d.dea, d.edges desc, d.relation""",
+        [SWAPS],
+    ).fetchall()
     assert [(r["relation"], r["edges"], r["DEA"], r["examples"]) for r in relations] == [
         (rel, f"{edges:,}", f"{dea:.3f}", "–" if n == 0 else f"{n} example{'s' if n != 1 else ''}")
-        for rel, edges, dea, n in expected]
+        for rel, edges, dea, n in expected
+    ]
     assert relations[0]["DEA"] < relations[-1]["DEA"]
     # each relation with examples links to its section, which lists the mart's examples in rank order
     for relation, _, _, n in expected:
@@ -473,27 +547,36 @@ def test_run_page_lists_weakest_relations_and_subtrees_with_their_examples(page_
             assert f'href="#{anchor}"' in text and f'id="{anchor}"' in text
     worst = expected[0][0]
     shown = as_dicts(run_page.table_after(f"relation {worst}"))
-    ranked = con.execute("""select sent_id, missed, key_missed, key_edges from error_examples
+    ranked = con.execute(
+        """select sent_id, missed, key_missed, key_edges from error_examples
                             where submission_id = ? and kind = 'relation' and key = ? order by rank""",
-                         [SWAPS, worst]).fetchall()
+        [SWAPS, worst],
+    ).fetchall()
     assert [(r["sentence"], r["missed edges"], r[f"missed {worst}"]) for r in shown] == [
-        (short(s), str(m), f"{km} of {ke}") for s, m, km, ke in ranked]
+        (short(s), str(m), f"{km} of {ke}") for s, m, km, ke in ranked
+    ]
     assert all(f'title="{s}">{short(s)}</a>' in text for s, _, _, _ in ranked)
 
     subtrees = as_dicts(run_page.table_after("Most suspicious subtrees"))
-    expected = con.execute("""
+    expected = con.execute(
+        """
         select view, subtree, suspicion from suspicious_subtrees where submission_id = ? and is_suspicious
         qualify row_number() over (partition by view order by suspicion desc, subtree) <= ?
-        order by view, suspicion desc, subtree""", [SWAPS, rpt.TOP_SUBTREES]).fetchall()
+        order by view, suspicion desc, subtree""",
+        [SWAPS, rpt.TOP_SUBTREES],
+    ).fetchall()
     assert [(r["view"], r["subtree"], r["S(f)"]) for r in subtrees] == [(v, s, f"{x:.3f}") for v, s, x in expected]
     linked = [r for r in subtrees if r["examples"] != "–"]
     assert linked and all(f'id="{examples_anchor("subtree", r["subtree"], r["view"])}"' in text for r in linked)
 
     buckets = as_dicts(run_page.table_after("Buckets"))
-    expected = con.execute("select dimension, bucket, dea from bucket_scores where submission_id = ? "
-                           "order by dimension, bucket_no", [SWAPS]).fetchall()
+    expected = con.execute(
+        "select dimension, bucket, dea from bucket_scores where submission_id = ? order by dimension, bucket_no",
+        [SWAPS],
+    ).fetchall()
     assert [(r["dimension"], r["bucket"], r["DEA"]) for r in buckets] == [
-        (d, b, "–" if v is None else f"{v:.3f}") for d, b, v in expected]
+        (d, b, "–" if v is None else f"{v:.3f}") for d, b, v in expected
+    ]
 
 
 def class_tokens(text):
@@ -509,7 +592,7 @@ def test_sentence_pages_are_the_examples_and_draw_every_missed_edge(page_path, c
     assert len(written) > 500
     for submission_id, sent_idx, missed, edges in expected:
         text = (page_path.parent / sentence_file(submission_id, sent_idx)).read_text(encoding="utf-8")
-        tree = text[text.index("<svg"):text.index("</svg>")]
+        tree = text[text.index("<svg") : text.index("</svg>")]
         tokens = class_tokens(tree)
         assert tokens.count("missed") == missed, (submission_id, sent_idx)
         assert len(re.findall(r'<path class="arc(?: missed)?"', tree)) == edges  # one arc per reference edge
@@ -522,11 +605,20 @@ def test_tree_draws_a_hand_made_sentence():
 
     # "the cat saw the dog" realized as "the dog saw the cat": the k-th 'the' of one aligns with
     # the k-th of the other; the reference's det of dog (head 5, dependent 4) and obj are missed.
-    ref = [{"pos": i, "form": f, "lemma_lower": f, "head_pos": h, "deprel": d, "occurrence": o}
-           for i, f, h, d, o in [(1, "the", 2, "det", 1), (2, "cat", 3, "nsubj", 1), (3, "saw", 0, "root", 1),
-                                 (4, "the", 5, "det", 2), (5, "dog", 3, "obj", 1)]]
-    out = [{"pos": i, "form": f, "lemma_lower": f, "occurrence": o}
-           for i, f, o in [(1, "the", 1), (2, "dog", 1), (3, "saw", 1), (4, "the", 2), (5, "cat", 1)]]
+    ref = [
+        {"pos": i, "form": f, "lemma_lower": f, "head_pos": h, "deprel": d, "occurrence": o}
+        for i, f, h, d, o in [
+            (1, "the", 2, "det", 1),
+            (2, "cat", 3, "nsubj", 1),
+            (3, "saw", 0, "root", 1),
+            (4, "the", 5, "det", 2),
+            (5, "dog", 3, "obj", 1),
+        ]
+    ]
+    out = [
+        {"pos": i, "form": f, "lemma_lower": f, "occurrence": o}
+        for i, f, o in [(1, "the", 1), (2, "dog", 1), (3, "saw", 1), (4, "the", 2), (5, "cat", 1)]
+    ]
     words, output = aligned_words(ref, out)
     assert [w["aligned"] for w in words] == [1, 5, 3, 4, 2]
     assert [w["aligned"] for w in output] == [1, 5, 3, 4, 2]
@@ -563,8 +655,11 @@ RED = "rgb(221, 17, 17)"
 def test_explorer_click_through_in_chromium(page_path, con, tmp_path):
     from srlens.report.runs import examples_anchor, run_file, sentence_file
 
-    browser = Browser(chromedriver(), chromium(),
-                      [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,1000"])
+    browser = Browser(
+        chromedriver(),
+        chromium(),
+        [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,1000"],
+    )
     try:
         browser.get(page_path.resolve().as_uri())
         assert browser.js("return document.documentElement.scrollWidth") <= 1280  # readable at 1,280 px
@@ -573,11 +668,16 @@ def test_explorer_click_through_in_chromium(page_path, con, tmp_path):
         # go to a run by keyboard: its link in the English ranking takes focus visibly, Enter opens it
         run_link = browser.js("""return [...document.querySelectorAll('#c0-k0 ~ table.ranking a')]
                                  .find(a => a.textContent === 'perturb/swaps')""")[ELEMENT]
-        assert browser.js("arguments[0].focus(); return getComputedStyle(arguments[0]).outlineStyle",
-                          browser.element(run_link)) == "solid"
+        assert (
+            browser.js(
+                "arguments[0].focus(); return getComputedStyle(arguments[0]).outlineStyle", browser.element(run_link)
+            )
+            == "solid"
+        )
         browser.type(run_link, ENTER)
-        wait_for(lambda: browser.url.endswith(run_file(SWAPS)) and
-                 browser.js("return document.readyState") == "complete")
+        wait_for(
+            lambda: browser.url.endswith(run_file(SWAPS)) and browser.js("return document.readyState") == "complete"
+        )
         assert browser.js("return document.documentElement.scrollWidth") <= 1280
         browser.screenshot(tmp_path / "run.png")
 
@@ -593,30 +693,39 @@ def test_explorer_click_through_in_chromium(page_path, con, tmp_path):
         edges_header = browser.find("table.relations th:nth-child(2) button")
         browser.click(edges_header)
         assert [int(v.replace(",", "")) for v in column(1)] == sorted(edges)
-        assert browser.js("return document.querySelector('table.relations th:nth-child(2)')"
-                          ".getAttribute('aria-sort')") == "ascending"
+        assert (
+            browser.js("return document.querySelector('table.relations th:nth-child(2)').getAttribute('aria-sort')")
+            == "ascending"
+        )
         browser.click(edges_header)
         assert [int(v.replace(",", "")) for v in column(1)] == sorted(edges, reverse=True)
         relations = sorted(column(0))
-        browser.type(browser.js("return document.querySelector('table.relations').previousElementSibling")[ELEMENT],
-                     "nsubj")
+        browser.type(
+            browser.js("return document.querySelector('table.relations').previousElementSibling")[ELEMENT], "nsubj"
+        )
         assert column(0) == ["nsubj"]
-        browser.type(browser.js("return document.querySelector('table.relations').previousElementSibling")[ELEMENT],
-                     "\ue003" * 5)  # backspace: every row is back
+        browser.type(
+            browser.js("return document.querySelector('table.relations').previousElementSibling")[ELEMENT], "\ue003" * 5
+        )  # backspace: every row is back
         assert sorted(column(0)) == relations
 
         # open the worst relation, then its worst example
-        relation, = con.execute("""select relation from dea_by_relation d where submission_id = ? and exists
+        (relation,) = con.execute(
+            """select relation from dea_by_relation d where submission_id = ? and exists
                                    (select 1 from error_examples x where x.submission_id = d.submission_id
                                     and x.kind = 'relation' and x.key = d.relation)
-                                   order by dea, edges desc, relation limit 1""", [SWAPS]).fetchone()
+                                   order by dea, edges desc, relation limit 1""",
+            [SWAPS],
+        ).fetchone()
         anchor = examples_anchor("relation", relation)
         browser.click(browser.find(f'table.relations a[href="#{anchor}"]'))
         assert browser.url.endswith(f"#{anchor}")
         assert browser.js(f"return document.getElementById('{anchor}').getBoundingClientRect().top") < 100
-        sent_idx, missed, edges = con.execute("""select sent_idx, missed, edges from error_examples where
+        sent_idx, missed, edges = con.execute(
+            """select sent_idx, missed, edges from error_examples where
                                                  submission_id = ? and kind = 'relation' and key = ? and rank = 1""",
-                                              [SWAPS, relation]).fetchone()
+            [SWAPS, relation],
+        ).fetchone()
         browser.click(browser.find(f"#{anchor} table a"))
         wait_for(lambda: browser.url.endswith(sentence_file(SWAPS, sent_idx)))
 

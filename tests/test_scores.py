@@ -9,10 +9,10 @@ import duckdb
 import pytest
 from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu, sentence_bleu
 
-from srlens.loaders.conllu_reader import read_conllu
-from srlens.loaders.load import load_outputs, load_treebank
 from srlens.build import build
 from srlens.demo import DEMO_MANIFEST
+from srlens.loaders.conllu_reader import read_conllu
+from srlens.loaders.load import load_outputs, load_treebank
 from srlens.udfs.accuracy import ACCURACY_FIELDS, COUNT_FIELDS, sentence_accuracies
 from tests.conftest import FIGURE1, require_shared
 from tests.reference_metrics import read_analysis_trees
@@ -22,8 +22,21 @@ SMOOTH = SmoothingFunction().method2
 
 SSA_EXAMPLE = "\n".join(
     f"{i}\t{w}\t{w.lower()}\tX\t_\t_\t{h}\tdep\t_\t_" if h else f"{i}\t{w}\t{w.lower()}\tX\t_\t_\t0\troot\t_\t_"
-    for i, (w, h) in enumerate([("There", 2), ("was", 0), ("no", 5), ("cost", 5), ("estimate", 2),
-                                 ("for", 9), ("the", 9), ("second", 9), ("phase", 5)], start=1))
+    for i, (w, h) in enumerate(
+        [
+            ("There", 2),
+            ("was", 0),
+            ("no", 5),
+            ("cost", 5),
+            ("estimate", 2),
+            ("for", 9),
+            ("the", 9),
+            ("second", 9),
+            ("phase", 5),
+        ],
+        start=1,
+    )
+)
 
 
 @pytest.fixture(scope="module")
@@ -51,13 +64,14 @@ def toy_warehouse(tmp_path_factory):
         "3\tsaw\tsee\tVERB\t_\t_\t0\troot\t_\t_\n4\tthe\tthe\tDET\t_\t_\t5\tdet\t_\t_\n"
         "5\tcat\tcat\tNOUN\t_\t_\t3\tobj\t_\t_\n\n"
         "# sent_id = r2\n1\tHello\thello\tINTJ\t_\t_\t0\troot\t_\t_\n2\t!\t!\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n"
-        "# sent_id = r3\n1\tgo\tgo\tVERB\t_\t_\t0\troot\t_\t_\n2\thome\thome\tADV\t_\t_\t1\tadvmod\t_\t_\n\n")
+        "# sent_id = r3\n1\tgo\tgo\tVERB\t_\t_\t0\troot\t_\t_\n2\thome\thome\tADV\t_\t_\t1\tadvmod\t_\t_\n\n"
+    )
     load_treebank(wh, repeat, "repeat")
     runs = {
         "swap_nouns": "# sent_id = r1\n# text = the cat saw the dog\n\n"
-                      "# sent_id = r2\n# text = Hello\n\n# sent_id = r3\n# text = \n\n",
+        "# sent_id = r2\n# text = Hello\n\n# sent_id = r3\n# text = \n\n",
         "extra_word": "# sent_id = r1\n# text = the dog really saw the cat .\n\n"
-                      "# sent_id = r2\n# text = hello !\n\n# sent_id = r3\n# text = go home\n\n",
+        "# sent_id = r2\n# text = hello !\n\n# sent_id = r3\n# text = go home\n\n",
     }
     for run, text in runs.items():
         (root / f"{run}.sr").write_text(text)
@@ -66,8 +80,10 @@ def toy_warehouse(tmp_path_factory):
     partial.write_text("# sent_id = r3\n# text = home go\n\n")
     load_outputs(wh, partial, "repeat", "hand", "partial", allow_partial=True)
     # UD gives goeswith words the lemma '_': a parsed (conllu) run carrying it must score, not fail.
-    goeswith = "# sent_id = g1\n1\tup\tup\tADV\t_\t_\t0\troot\t_\t_\n2\tdate\t_\tX\t_\t_\t1\tgoeswith\t_\t_\n" \
-               "3\tnow\tnow\tADV\t_\t_\t1\tadvmod\t_\t_\n\n"
+    goeswith = (
+        "# sent_id = g1\n1\tup\tup\tADV\t_\t_\t0\troot\t_\t_\n2\tdate\t_\tX\t_\t_\t1\tgoeswith\t_\t_\n"
+        "3\tnow\tnow\tADV\t_\t_\t1\tadvmod\t_\t_\n\n"
+    )
     (root / "goeswith.conllu").write_text(goeswith)
     load_treebank(wh, root / "goeswith.conllu", "goeswith")
     load_outputs(wh, root / "goeswith.conllu", "goeswith", "hand", "parsed", fmt="conllu")
@@ -78,15 +94,17 @@ def toy_warehouse(tmp_path_factory):
 
 
 def score(con, run, sent_id, column):
-    return con.execute(f"select {column} from sentence_scores where run = ? and sent_id = ?",
-                       [run, sent_id]).fetchone()[0]
+    return con.execute(
+        f"select {column} from sentence_scores where run = ? and sent_id = ?", [run, sent_id]
+    ).fetchone()[0]
 
 
 def test_figure1_dea_is_5_of_7(toy_warehouse):
     assert score(toy_warehouse, "example", "figure1", "dea") == 5 / 7
     missed = toy_warehouse.execute(
         "select head_lemma, dep_lemma, distance from intermediate.int_dea_edges "
-        "where corpus = 'figure1' and not matched order by dep_pos").fetchall()
+        "where corpus = 'figure1' and not matched order by dep_pos"
+    ).fetchall()
     assert missed == [("school", "franklin", -2), ("school", "high", -1)]
 
 
@@ -99,8 +117,9 @@ def test_repeated_lemmas_are_clipped_and_attributed_in_reference_order(toy_wareh
     # Output "the cat saw the dog": (dog,the,-1) and (cat,the,-1) both still occur once each;
     # (see,dog,-1) and (see,cat,+2) do not. DEA = 2/4.
     assert score(toy_warehouse, "swap_nouns", "r1", "dea") == 0.5
-    by_relation = dict(toy_warehouse.execute(
-        "select relation, matched from dea_by_relation where run = 'swap_nouns'").fetchall())
+    by_relation = dict(
+        toy_warehouse.execute("select relation, matched from dea_by_relation where run = 'swap_nouns'").fetchall()
+    )
     assert by_relation == {"det": 2, "nsubj": 0, "obj": 0, "advmod": 0}
 
 
@@ -121,11 +140,14 @@ def test_undefined_and_empty_cases(toy_warehouse):
     assert score(toy_warehouse, "swap_nouns", "r3", "dea") == 0.0  # empty output
     assert score(toy_warehouse, "swap_nouns", "r3", "bleu") == 0.0
     assert score(toy_warehouse, "swap_nouns", "r3", "simple_string_accuracy") == 0.0
-    row = toy_warehouse.execute("select is_missing, bleu, dea, simple_string_accuracy from sentence_scores "
-                                "where run = 'partial' and sent_id = 'r1'").fetchone()
+    row = toy_warehouse.execute(
+        "select is_missing, bleu, dea, simple_string_accuracy from sentence_scores "
+        "where run = 'partial' and sent_id = 'r1'"
+    ).fetchone()
     assert row == (True, None, None, None)
-    sub = toy_warehouse.execute("select sentences, missing, dea from submission_scores "
-                                "where run = 'partial'").fetchone()
+    sub = toy_warehouse.execute(
+        "select sentences, missing, dea from submission_scores where run = 'partial'"
+    ).fetchone()
     assert sub == (1, 2, 0.0)  # "home go" reverses the one edge
 
 
@@ -145,7 +167,8 @@ def test_demo_scores_equal_python_reference_and_nltk(warehouse_con, demo_referen
     rows = warehouse_con.execute(
         "select s.corpus, s.run, s.sent_id, s.bleu, s.dea, s.dea_edges, o.output_text "
         "from sentence_scores s join staging.stg_outputs o using (submission_id, sent_idx) "
-        "where s.campaign = 'demo' and not s.is_missing").fetchall()
+        "where s.campaign = 'demo' and not s.is_missing"
+    ).fetchall()
     assert len(rows) == 2 * (6 + 2) * 200  # six demo runs and two baseline runs per corpus
     hyps, refs = defaultdict(list), defaultdict(list)
     relation_totals = defaultdict(lambda: [0, 0])
@@ -164,12 +187,16 @@ def test_demo_scores_equal_python_reference_and_nltk(warehouse_con, demo_referen
             relation_totals[(corpus, run, relation)][0] += e
             relation_totals[(corpus, run, relation)][1] += m
     for (corpus, run), corpus_hyps in hyps.items():
-        got = warehouse_con.execute("select corpus_bleu from submission_scores where corpus = ? and run = ?",
-                                    [corpus, run]).fetchone()[0]
+        got = warehouse_con.execute(
+            "select corpus_bleu from submission_scores where corpus = ? and run = ?", [corpus, run]
+        ).fetchone()[0]
         assert got == corpus_bleu(refs[(corpus, run)], corpus_hyps, smoothing_function=SMOOTH)
-    got = {(c, r, rel): [e, m] for c, r, rel, e, m in warehouse_con.execute(
-        "select corpus, run, relation, edges, matched from dea_by_relation "
-        "where submission_id like 'demo/%'").fetchall()}
+    got = {
+        (c, r, rel): [e, m]
+        for c, r, rel, e, m in warehouse_con.execute(
+            "select corpus, run, relation, edges, matched from dea_by_relation where submission_id like 'demo/%'"
+        ).fetchall()
+    }
     assert got == dict(relation_totals)
 
 
@@ -181,7 +208,8 @@ def test_demo_accuracies_equal_the_python_definition(warehouse_con, demo_referen
         "select s.corpus, s.run, s.sent_id, o.output_text, u.acc "
         "from sentence_scores s join staging.stg_outputs o using (submission_id, sent_idx) "
         "join intermediate.int_sentence_udf_scores u using (submission_id, sent_idx) "
-        "where s.campaign = 'demo' and not s.is_missing").fetchall()
+        "where s.campaign = 'demo' and not s.is_missing"
+    ).fetchall()
     assert len(rows) == 2 * (6 + 2) * 200
     moved = 0
     for corpus, run, sent_id, text, acc in rows:
@@ -194,31 +222,40 @@ def test_demo_accuracies_equal_the_python_definition(warehouse_con, demo_referen
 
 
 def test_demo_runs_rank_as_their_perturbations_predict(warehouse_con):
-    scores = dict(warehouse_con.execute(
-        "select run, dea from submission_scores where corpus = 'en_ewt_demo'").fetchall())
+    scores = dict(
+        warehouse_con.execute("select run, dea from submission_scores where corpus = 'en_ewt_demo'").fetchall()
+    )
     assert scores["gold"] == 1.0
     assert scores["gold"] > scores["swaps"] > scores["random"]
     assert scores["advmod_moved"] > scores["random"]
-    reorder = dict(warehouse_con.execute(
-        "select run, reorder_accuracy_mean from submission_scores where corpus = 'fr_gsd_demo'").fetchall())
+    reorder = dict(
+        warehouse_con.execute(
+            "select run, reorder_accuracy_mean from submission_scores where corpus = 'fr_gsd_demo'"
+        ).fetchall()
+    )
     assert reorder["random"] < 0.5
     # Gold order is perfect everywhere, also in the sentence whose French word "6 20 30" contains
     # spaces: the aligned processor matches such a form across the whitespace (issue 20).
     imperfect = warehouse_con.execute(
         "select sent_id from sentence_scores where run = 'gold' and (reorder_accuracy < 1 or dea < 1 "
-        "or simple_string_accuracy < 1 or generation_tree_accuracy < 1)").fetchall()
+        "or simple_string_accuracy < 1 or generation_tree_accuracy < 1)"
+    ).fetchall()
     assert imperfect == []
-    assert warehouse_con.execute("select count(*) from raw.tokens where corpus = 'fr_gsd_demo' "
-                                 "and form = '6 20 30'").fetchone() == (1,)
-    advmod = dict(warehouse_con.execute(
-        "select run, dea from dea_by_relation where corpus = 'en_ewt_demo' and relation = 'advmod'").fetchall())
+    assert warehouse_con.execute(
+        "select count(*) from raw.tokens where corpus = 'fr_gsd_demo' and form = '6 20 30'"
+    ).fetchone() == (1,)
+    advmod = dict(
+        warehouse_con.execute(
+            "select run, dea from dea_by_relation where corpus = 'en_ewt_demo' and relation = 'advmod'"
+        ).fetchall()
+    )
     assert advmod["advmod_moved"] < 0.2 < 0.9 < advmod["gold"]
 
 
 def test_every_score_is_recorded_with_its_processor_and_nltk_version(warehouse_con):
     assert warehouse_con.execute(
-        "select distinct processor, bleu_nltk_version from sentence_scores where not is_missing").fetchall() \
-        == [("aligned", "3.10.4")]
+        "select distinct processor, bleu_nltk_version from sentence_scores where not is_missing"
+    ).fetchall() == [("aligned", "3.10.4")]
 
 
 def test_stanza_build_scores_parsed_outputs_and_parses_each_text_once(tmp_path):
@@ -242,8 +279,7 @@ def test_stanza_build_scores_parsed_outputs_and_parses_each_text_once(tmp_path):
     assert parsed_at[0] == len(set(texts))
     processors = con.execute("select distinct processor from sentence_scores").fetchall()
     assert len(processors) == 1 and processors[0][0].startswith("stanza-1.15.0/en/")
-    dea_gold, bleu_gold = con.execute(
-        "select dea, corpus_bleu from submission_scores where run = 'gold'").fetchone()
+    dea_gold, bleu_gold = con.execute("select dea, corpus_bleu from submission_scores where run = 'gold'").fetchone()
     # The reference text itself, re-parsed by a weak model (lemmas 94% on EWT): high, not perfect.
     assert 0.85 < dea_gold <= 1.0 and 0.8 < bleu_gold <= 1.0
     assert con.execute("select dea from submission_scores where run = 'again'").fetchone()[0] == dea_gold
@@ -265,10 +301,12 @@ def test_stanza_build_scores_parsed_outputs_and_parses_each_text_once(tmp_path):
     scores_sql = "select submission_id, sent_idx, dea, bleu, simple_string_accuracy from sentence_scores order by all"
     con = duckdb.connect(str(wh), read_only=True)
     assert con.execute("select full_refresh from meta.builds order by started_at desc limit 1").fetchone() == (False,)
-    assert con.execute("select submission_id from intermediate.int_changed_submissions").fetchall() \
-        == [("default/en_ewt_excerpt/t/reversed",)]
-    assert con.execute("select count(*) from cache.parsed_texts").fetchone()[0] \
-        == len(set(texts) | {" ".join(reversed(t.split())) for t in texts})
+    assert con.execute("select submission_id from intermediate.int_changed_submissions").fetchall() == [
+        ("default/en_ewt_excerpt/t/reversed",)
+    ]
+    assert con.execute("select count(*) from cache.parsed_texts").fetchone()[0] == len(
+        set(texts) | {" ".join(reversed(t.split())) for t in texts}
+    )
     incremental_scores = con.execute(scores_sql).fetchall()
     con.close()
     con = duckdb.connect(str(full), read_only=True)

@@ -4,10 +4,10 @@ import json
 from importlib import metadata
 
 import duckdb
-from srlens.loaders.load import load_outputs, load_treebank
 
 from srlens import build_vars
 from srlens.build import build
+from srlens.loaders.load import load_outputs, load_treebank
 from srlens.signature import signature
 from srlens.status import status
 from tests.conftest import FIGURE1, require_shared
@@ -21,9 +21,11 @@ def build_vars_of(**changes):
 
 def test_the_fields():
     assert signature(build_vars_of()) == (
-        f"srlens:{VERSION}|proc:aligned|bleu:nltk-3.10.4/m2|dea:lemma-clip|punct:upos|vars:default")
-    stanza = build_vars_of(processor="stanza", stanza_processors={"fr": "stanza-1.15.0/fr/0a1b2c3d",
-                                                                  "en": "stanza-1.15.0/en/2e72d3fd"})
+        f"srlens:{VERSION}|proc:aligned|bleu:nltk-3.10.4/m2|dea:lemma-clip|punct:upos|vars:default"
+    )
+    stanza = build_vars_of(
+        processor="stanza", stanza_processors={"fr": "stanza-1.15.0/fr/0a1b2c3d", "en": "stanza-1.15.0/en/2e72d3fd"}
+    )
     assert signature(stanza).split("|")[1] == "proc:stanza-1.15.0/en/2e72d3fd+stanza-1.15.0/fr/0a1b2c3d"
 
 
@@ -32,12 +34,14 @@ def test_what_changes_it():
     assert signature(build_vars_of()) == base
     assert signature(build_vars_of(processor="stanza", stanza_processors={"en": "stanza-1.15.0/en/2e72d3fd"})) != base
     # another model of the same stanza version is another processor
-    assert signature(build_vars_of(processor="stanza", stanza_processors={"en": "stanza-1.15.0/en/2e72d3fd"})) != \
-        signature(build_vars_of(processor="stanza", stanza_processors={"en": "stanza-1.15.0/en/ffffffff"}))
+    assert signature(
+        build_vars_of(processor="stanza", stanza_processors={"en": "stanza-1.15.0/en/2e72d3fd"})
+    ) != signature(build_vars_of(processor="stanza", stanza_processors={"en": "stanza-1.15.0/en/ffffffff"}))
     assert signature(build_vars_of(bleu_nltk_version="3.9.1")) != base
     for var in build_vars.user_vars():  # every var a user sets changes some figure
         other = {"mining_metric": "dea", "lambre_rule_corpora": {"en": "x"}, "entropy_corpus": {"a": "b"}}.get(
-            var.name, var.default + [max(var.default) * 10] if isinstance(var.default, list) else None)
+            var.name, var.default + [max(var.default) * 10] if isinstance(var.default, list) else None
+        )
         if other is None:
             other = var.default / 2 if isinstance(var.default, float) else var.default + 1
         assert var.check(other) == other, var.name

@@ -47,8 +47,9 @@ def con(tmp_path_factory):
 
 def statistics(con, submission_id):
     """sent_idx -> the run's per-sentence statistics, NULL scores as None (the reference's input)."""
-    cursor = con.execute("select * from intermediate.int_significance_sentences where submission_id = ?",
-                         [submission_id])
+    cursor = con.execute(
+        "select * from intermediate.int_significance_sentences where submission_id = ?", [submission_id]
+    )
     columns = [d[0] for d in cursor.description]
     out = {}
     for row in cursor.fetchall():
@@ -60,8 +61,11 @@ def statistics(con, submission_id):
 
 
 def mart_row(con, a, b, metric):
-    row = con.execute(f"select {', '.join(ROW)} from pairwise_significance "
-                      "where submission_a = ? and submission_b = ? and metric = ?", [a, b, metric]).fetchone()
+    row = con.execute(
+        f"select {', '.join(ROW)} from pairwise_significance "
+        "where submission_a = ? and submission_b = ? and metric = ?",
+        [a, b, metric],
+    ).fetchone()
     return None if row is None else dict(zip(ROW, row))
 
 
@@ -76,11 +80,13 @@ def assert_same(got, want, where):
 def test_draws_are_numpys_own():
     idx = np.random.default_rng(12345).choice(7, size=(5, 7), replace=True)
     counts = bootstrap_weights(7, 5, 12345)
-    assert {(s, p): counts[s, p] for s in range(5) for p in range(7) if counts[s, p]} == \
-        Counter((s, p) for s in range(5) for p in idx[s])
+    assert {(s, p): counts[s, p] for s in range(5) for p in range(7) if counts[s, p]} == Counter(
+        (s, p) for s in range(5) for p in idx[s]
+    )
     mask = np.random.default_rng(12345).integers(2, size=(4, 7), dtype=bool)
-    assert [(r, i) for r in range(4) for i in range(7) if ar_weights(7, 4, 12345)[r, i]] == \
-        [(r, i) for r in range(4) for i in range(7) if mask[r, i]]
+    assert [(r, i) for r in range(4) for i in range(7) if ar_weights(7, 4, 12345)[r, i]] == [
+        (r, i) for r in range(4) for i in range(7) if mask[r, i]
+    ]
 
 
 def test_resampled_sums_are_the_sums_of_the_drawn_lists():
@@ -93,9 +99,11 @@ def test_resampled_sums_are_the_sums_of_the_drawn_lists():
     idx = np.random.default_rng(3).choice(3, size=(6, 3), replace=True)
     mask = np.random.default_rng(3).integers(2, size=(40, 3), dtype=bool)
     column_sums = lambda rows: [sum(statistics[i][c] for i in rows) for c in range(3)]  # noqa: E731
-    want = ([("observed", 0, column_sums(range(3)))]
-            + [("bootstrap", s, column_sums(idx[s])) for s in range(6)]
-            + [("ar", r, column_sums([i for i in range(3) if mask[r, i]])) for r in range(40)])
+    want = (
+        [("observed", 0, column_sums(range(3)))]
+        + [("bootstrap", s, column_sums(idx[s])) for s in range(6)]
+        + [("ar", r, column_sums([i for i in range(3) if mask[r, i]])) for r in range(40)]
+    )
     assert list(zip(got["kind"], got["sample"], got["sums"])) == want
     assert ("ar", [0.0, 0.0, 0.0]) in [(k, s) for k, _, s in want]  # the case the old SQL join dropped
     assert con.execute("select srlens_resample_sums(null, 6, 40, 3)").fetchone()[0] is None
@@ -106,9 +114,11 @@ def test_resampled_sums_of_many_lists_in_one_call():
     are its own list's, as the one-list call gives them."""
     con = duckdb.connect()
     register_all(con)
-    rows = con.execute("select list([i::double, (i * r)::double] order by i), srlens_resample_sums("
-                       "list([i::double, (i * r)::double] order by i), 4, 3, 11) "
-                       "from range(1, 2500) a(r), range(0, 9) b(i) where i < r % 9 + 1 group by r").fetchall()
+    rows = con.execute(
+        "select list([i::double, (i * r)::double] order by i), srlens_resample_sums("
+        "list([i::double, (i * r)::double] order by i), 4, 3, 11) "
+        "from range(1, 2500) a(r), range(0, 9) b(i) where i < r % 9 + 1 group by r"
+    ).fetchall()
     assert len(rows) == 2499
     for statistics, got in rows:
         idx = np.random.default_rng(11).choice(len(statistics), size=(4, len(statistics)), replace=True)
@@ -133,8 +143,9 @@ def test_a_pair_with_missing_sentences_uses_the_common_sentences(con):
     a_stats, b_stats = statistics(con, GOLD), statistics(con, PARTIAL)
     common = sorted(set(a_stats) & set(b_stats))
     assert len(common) < len(a_stats)
-    n = con.execute("select distinct n from pairwise_significance where submission_a = ? and submission_b = ?",
-                    [PARTIAL, GOLD]).fetchall()
+    n = con.execute(
+        "select distinct n from pairwise_significance where submission_a = ? and submission_b = ?", [PARTIAL, GOLD]
+    ).fetchall()
     assert n == [(len(common),)]
     for metric in ("corpus_bleu", "dea", "bleu_mean", "reorder_accuracy_mean"):
         want = paired_test([b_stats[i] for i in common], [a_stats[i] for i in common], metric)
@@ -142,8 +153,11 @@ def test_a_pair_with_missing_sentences_uses_the_common_sentences(con):
 
 
 def test_identical_runs_give_p_one_and_no_winner(con):
-    rows = con.execute("select metric, delta, p_value, p_value_ar, winner from pairwise_significance "
-                       "where submission_a = ? and submission_b = ?", [GOLD, COPY]).fetchall()
+    rows = con.execute(
+        "select metric, delta, p_value, p_value_ar, winner from pairwise_significance "
+        "where submission_a = ? and submission_b = ?",
+        [GOLD, COPY],
+    ).fetchall()
     assert len(rows) == len(METRICS) - 1  # all but rule_score_mean
     assert all(r[1:] == (0.0, 1.0, 1.0, None) for r in rows), rows
 
@@ -159,25 +173,32 @@ def test_a_run_beats_its_degraded_copy_and_both_orders_agree(con):
 
 def test_every_pair_of_a_corpus_has_a_row(con):
     runs = con.execute("select corpus, count(*) from staging.stg_submissions group by all").fetchall()
-    pairs = dict(con.execute("select corpus, count(distinct (submission_a, submission_b)) "
-                             "from pairwise_significance group by all").fetchall())
+    pairs = dict(
+        con.execute(
+            "select corpus, count(distinct (submission_a, submission_b)) from pairwise_significance group by all"
+        ).fetchall()
+    )
     assert pairs == {corpus: k * (k - 1) for corpus, k in runs}
 
 
 def test_submission_intervals_equal_the_reference(con):
     for submission_id in (GOLD, SWAPS, PARTIAL):
         sentences = [s for _, s in sorted(statistics(con, submission_id).items())]
-        got = con.execute("select corpus_bleu, corpus_bleu_ci_low, corpus_bleu_ci_high, corpus_bleu_boot_mean, "
-                          "dea, dea_ci_low, dea_ci_high, dea_boot_mean from submission_scores "
-                          "where submission_id = ?", [submission_id]).fetchone()
+        got = con.execute(
+            "select corpus_bleu, corpus_bleu_ci_low, corpus_bleu_ci_high, corpus_bleu_boot_mean, "
+            "dea, dea_ci_low, dea_ci_high, dea_boot_mean from submission_scores "
+            "where submission_id = ?",
+            [submission_id],
+        ).fetchone()
         for k, metric in ((0, "corpus_bleu"), (4, "dea")):
             low, high, mean = interval(sentences, metric)
-            assert got[k + 1:k + 4] == pytest.approx((low, high, mean), rel=1e-12, abs=1e-12)
+            assert got[k + 1 : k + 4] == pytest.approx((low, high, mean), rel=1e-12, abs=1e-12)
             assert low <= got[k] <= high
             assert low < high or submission_id == GOLD  # gold keeps every edge: DEA 1 in every sample
 
 
 # ---------------------------------------------------------------- buckets
+
 
 @pytest.fixture(scope="module")
 def demo_sentences():
@@ -207,9 +228,11 @@ def test_sentence_length_buckets_equal_nltk_and_the_reference(con, demo_sentence
         matched, n_edges, _ = dea(ref, tree.heads, tree.deprels, out)
         edges[k][0] += n_edges
         edges[k][1] += matched
-    rows = con.execute("select bucket_no, bucket, sentences, corpus_bleu, edges, matched, dea from bucket_scores "
-                       "where submission_id = ? and dimension = 'sentence_length' order by bucket_no",
-                       [SWAPS]).fetchall()
+    rows = con.execute(
+        "select bucket_no, bucket, sentences, corpus_bleu, edges, matched, dea from bucket_scores "
+        "where submission_id = ? and dimension = 'sentence_length' order by bucket_no",
+        [SWAPS],
+    ).fetchall()
     assert [r[1] for r in rows] == ["0-5", "6-10", "11-20", "21-40", "41+"]
     for k, _, sentences, bleu, n_edges, matched, dea_value in rows:
         assert sentences == len(hyps[k])
@@ -237,10 +260,14 @@ def test_relation_and_word_frequency_buckets(con, demo_sentences):
             k = bucket_of(lemma_count[lemma], [0, 1, 2, 10, 100, 1000])
             words[k][0] += count
             words[k][1] += min(count, have[lemma])
-    got = {(d, k): (label, a, b) for d, k, label, a, b in con.execute(
-        "select dimension, bucket_no, bucket, coalesce(edges, lemmas), coalesce(matched, recalled) "
-        "from bucket_scores where submission_id = ? and dimension in ('relation_frequency', 'word_frequency')",
-        [SWAPS]).fetchall()}
+    got = {
+        (d, k): (label, a, b)
+        for d, k, label, a, b in con.execute(
+            "select dimension, bucket_no, bucket, coalesce(edges, lemmas), coalesce(matched, recalled) "
+            "from bucket_scores where submission_id = ? and dimension in ('relation_frequency', 'word_frequency')",
+            [SWAPS],
+        ).fetchall()
+    }
     assert [got[("relation_frequency", k)][0] for k in range(1, 5)] == ["<100", "100-999", "1,000-9,999", "10,000+"]
     assert [got[("word_frequency", k)][0] for k in range(1, 7)] == ["0", "1", "2-9", "10-99", "100-999", "1,000+"]
     for k in range(1, 5):
@@ -251,6 +278,7 @@ def test_relation_and_word_frequency_buckets(con, demo_sentences):
 
 # ---------------------------------------------------------------- examples
 
+
 def test_relation_examples_are_the_sentences_with_the_most_missed_edges(con, demo_sentences):
     missed = defaultdict(dict)  # relation -> sent_id -> (missed edges of it, its edges)
     for sid, (tree, out) in demo_sentences.items():
@@ -258,8 +286,11 @@ def test_relation_examples_are_the_sentences_with_the_most_missed_edges(con, dem
         for relation, (n_edges, matched) in dea(ref, tree.heads, tree.deprels, out)[2].items():
             if matched < n_edges:
                 missed[relation][sid] = (n_edges - matched, n_edges)
-    rows = con.execute("select key, rank, sent_id, key_missed, key_edges from error_examples "
-                       "where submission_id = ? and kind = 'relation' order by key, rank", [SWAPS]).fetchall()
+    rows = con.execute(
+        "select key, rank, sent_id, key_missed, key_edges from error_examples "
+        "where submission_id = ? and kind = 'relation' order by key, rank",
+        [SWAPS],
+    ).fetchall()
     by_key = defaultdict(list)
     for key, rank, sid, key_missed, key_edges in rows:
         by_key[key].append((rank, sid, key_missed, key_edges))
@@ -278,13 +309,16 @@ def test_example_rows_carry_the_missed_edges_of_their_sentence(con):
         "e.mining_score, m.is_fail "
         "from error_examples e join sentence_scores s using (submission_id, sent_idx) "
         "left join intermediate.int_mining_sentences m using (submission_id, sent_idx) "
-        "where e.submission_id like 'demo/%'").fetchall()
+        "where e.submission_id like 'demo/%'"
+    ).fetchall()
     assert rows and {r[5] for r in rows} == {"relation", "subtree"}
     for missed, listed, from_scores, edges, dea_edges, kind, _, is_fail in rows:
         assert missed == listed == from_scores and edges == dea_edges
         assert kind == "relation" or is_fail
-    edge = con.execute("select missed_edges[1] from error_examples where kind = 'relation' and missed > 0 "
-                       "order by submission_id, key, rank limit 1").fetchone()[0]
+    edge = con.execute(
+        "select missed_edges[1] from error_examples where kind = 'relation' and missed > 0 "
+        "order by submission_id, key, rank limit 1"
+    ).fetchone()[0]
     assert set(edge) == {"head_pos", "head", "dep_pos", "dependent", "relation", "distance"}
     assert edge["distance"] == edge["dep_pos"] - edge["head_pos"]
 
@@ -292,7 +326,9 @@ def test_example_rows_carry_the_missed_edges_of_their_sentence(con):
 def test_subtree_examples_are_failing_sentences_with_the_subtree_lowest_score_first(con):
     rows = con.execute(
         "select e.view, e.key, e.rank, e.mining_score, e.sent_idx from error_examples e "
-        "where e.submission_id = ? and e.kind = 'subtree' order by view, key, rank", [SWAPS]).fetchall()
+        "where e.submission_id = ? and e.kind = 'subtree' order by view, key, rank",
+        [SWAPS],
+    ).fetchall()
     assert rows
     by_key = defaultdict(list)
     for view, key, rank, score, sent_idx in rows:
@@ -303,5 +339,7 @@ def test_subtree_examples_are_failing_sentences_with_the_subtree_lowest_score_fi
         fails = con.execute(
             "select count(*) from intermediate.int_mining_sentences m join intermediate.int_subtrees t "
             "on t.corpus = m.corpus and t.sent_idx = m.sent_idx where m.submission_id = ? and m.is_fail "
-            "and t.view = ? and t.subtree = ?", [SWAPS, view, key]).fetchone()[0]
+            "and t.view = ? and t.subtree = ?",
+            [SWAPS, view, key],
+        ).fetchone()[0]
         assert len(examples) == min(5, fails)

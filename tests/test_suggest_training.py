@@ -16,11 +16,15 @@ N = 25
 
 def plain_targets(con, submission_id, relations=5, subtrees=5, view="dep", min_edges=5):
     run_dea = con.execute("select dea from submission_scores where submission_id = ?", [submission_id]).fetchone()[0]
-    rows = con.execute("select relation, dea, edges from dea_by_relation where submission_id = ?",
-                       [submission_id]).fetchall()
+    rows = con.execute(
+        "select relation, dea, edges from dea_by_relation where submission_id = ?", [submission_id]
+    ).fetchall()
     weak = sorted((r for r in rows if r[2] >= min_edges and r[1] < run_dea), key=lambda r: (r[1], -r[2], r[0]))
-    rows = con.execute("select subtree, suspicion, c_f from suspicious_subtrees "
-                       "where submission_id = ? and view = ? and is_suspicious", [submission_id, view]).fetchall()
+    rows = con.execute(
+        "select subtree, suspicion, c_f from suspicious_subtrees "
+        "where submission_id = ? and view = ? and is_suspicious",
+        [submission_id, view],
+    ).fetchall()
     suspicious = sorted(rows, key=lambda r: (-r[1], -r[2], r[0]))
     return [r[0] for r in weak[:relations]], [r[0] for r in suspicious[:subtrees]]
 
@@ -50,16 +54,31 @@ def blocks_of(path):
     blocks = {}
     for block in path.read_text(encoding="utf-8").split("\n\n"):
         if block.strip():
-            sent_id = next(line.split("=", 1)[1].strip() for line in block.splitlines()
-                           if line.startswith("# sent_id"))
+            sent_id = next(line.split("=", 1)[1].strip() for line in block.splitlines() if line.startswith("# sent_id"))
             blocks[sent_id] = block.strip("\n")
     return blocks
 
 
 def test_writes_the_richest_sentences_as_a_plain_reading_picks(warehouse_con, built_warehouse, tmp_path, capsys):
     out = tmp_path / "more.conllu"
-    assert main(["--warehouse", str(built_warehouse), "suggest-training", "--submission", RUN,
-                 "--treebank", "en_ewt_test", "--sentences", str(N), "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "--warehouse",
+                str(built_warehouse),
+                "suggest-training",
+                "--submission",
+                RUN,
+                "--treebank",
+                "en_ewt_test",
+                "--sentences",
+                str(N),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
 
     relations, subtrees = plain_targets(warehouse_con, RUN)
@@ -75,8 +94,9 @@ def test_writes_the_richest_sentences_as_a_plain_reading_picks(warehouse_con, bu
 
     for key in relations + subtrees:
         chosen = sum(p[4].get(key, 0) for p in picked)
-        assert f" {key} " in printed and f"instances chosen {chosen} of {totals.get(key, 0)} in en_ewt_test" in \
-            next(line for line in printed.splitlines() if f" {key} " in line)
+        assert f" {key} " in printed and f"instances chosen {chosen} of {totals.get(key, 0)} in en_ewt_test" in next(
+            line for line in printed.splitlines() if f" {key} " in line
+        )
     assert f"wrote {N} sentences of en_ewt_test" in printed
     assert f"{-sum(p[0] for p in picked)} target instances" in printed
 
@@ -84,26 +104,53 @@ def test_writes_the_richest_sentences_as_a_plain_reading_picks(warehouse_con, bu
 def test_fewer_sentences_hold_a_target_than_asked(built_warehouse, tmp_path, capsys):
     """Only the sentences with a target are written, and the command says so."""
     out = tmp_path / "few.conllu"
-    assert main(["--warehouse", str(built_warehouse), "suggest-training", "--submission", RUN,
-                 "--treebank", "en_ewt_test", "--sentences", "5000", "--out", str(out),
-                 "--relations", "1", "--subtrees", "0"]) == 0
+    assert (
+        main(
+            [
+                "--warehouse",
+                str(built_warehouse),
+                "suggest-training",
+                "--submission",
+                RUN,
+                "--treebank",
+                "en_ewt_test",
+                "--sentences",
+                "5000",
+                "--out",
+                str(out),
+                "--relations",
+                "1",
+                "--subtrees",
+                "0",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     trees = read_analysis_trees(EN_EWT_TEST)
-    with_advmod = [t.sent_id for t in trees
-                   if any(h and base_relation(d) == "advmod" for d, h in zip(t.deprels, t.heads))]
+    with_advmod = [
+        t.sent_id for t in trees if any(h and base_relation(d) == "advmod" for d, h in zip(t.deprels, t.heads))
+    ]
     assert sorted(s.metadata["sent_id"] for s in conllu.parse(out.read_text(encoding="utf-8"))) == sorted(with_advmod)
     assert f"(only {len(with_advmod)} sentences hold a target)" in printed
 
 
-@pytest.mark.parametrize("arguments, message", [
-    (["--submission", "demo/en_ewt_demo/perturb/advmod_move"], "did you mean demo/en_ewt_demo/perturb/advmod_moved"),
-    (["--treebank", "en_ewt_tset"], "--treebank en_ewt_tset: no such corpus is loaded"),
-    (["--sentences", "0"], "--sentences takes a whole number, 1 or more, got 0"),
-    (["--relations", "0", "--subtrees", "0"], "nothing to target"),
-    (["--out", "nosuchdir/x.conllu"], "no folder"),
-])
-def test_refuses_bad_arguments_in_one_line_and_writes_nothing(built_warehouse, tmp_path, capsys, monkeypatch,
-                                                             arguments, message):
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (
+            ["--submission", "demo/en_ewt_demo/perturb/advmod_move"],
+            "did you mean demo/en_ewt_demo/perturb/advmod_moved",
+        ),
+        (["--treebank", "en_ewt_tset"], "--treebank en_ewt_tset: no such corpus is loaded"),
+        (["--sentences", "0"], "--sentences takes a whole number, 1 or more, got 0"),
+        (["--relations", "0", "--subtrees", "0"], "nothing to target"),
+        (["--out", "nosuchdir/x.conllu"], "no folder"),
+    ],
+)
+def test_refuses_bad_arguments_in_one_line_and_writes_nothing(
+    built_warehouse, tmp_path, capsys, monkeypatch, arguments, message
+):
     monkeypatch.chdir(tmp_path)
     given = {"--submission": RUN, "--treebank": "en_ewt_test", "--sentences": "3", "--out": "x.conllu"}
     for flag, value in zip(arguments[::2], arguments[1::2]):

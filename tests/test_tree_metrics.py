@@ -9,8 +9,15 @@ import pytest
 from tests.conftest import EN_EWT_TEST
 from tests.reference_metrics import read_analysis_trees, relation_entropy, sentence_metrics
 
-METRICS = ("tree_depth", "tree_length", "mean_dependency_distance", "mean_flux_size",
-           "mean_flux_weight", "mean_arity", "is_projective")
+METRICS = (
+    "tree_depth",
+    "tree_length",
+    "mean_dependency_distance",
+    "mean_flux_size",
+    "mean_flux_weight",
+    "mean_arity",
+    "is_projective",
+)
 
 
 def rows(con, sql, params=()):
@@ -36,8 +43,9 @@ def reference_trees():
 
 
 def test_every_en_ewt_sentence_matches_the_python_reference(warehouse_con, reference_trees):
-    sql_rows = {r["sent_id"]: r for r in rows(
-        warehouse_con, "select * from sentence_complexity where corpus = 'en_ewt_test'")}
+    sql_rows = {
+        r["sent_id"]: r for r in rows(warehouse_con, "select * from sentence_complexity where corpus = 'en_ewt_test'")
+    }
     assert len(sql_rows) == len(reference_trees) == 2077
     mismatches = []
     for tree in reference_trees:
@@ -49,8 +57,9 @@ def test_every_en_ewt_sentence_matches_the_python_reference(warehouse_con, refer
                 mismatches.append((tree.sent_id, metric, e, g))
     assert mismatches == []
     # The identity SPEC promises, on the SQL side alone.
-    assert all(math.isclose(r["mean_dependency_distance"], r["mean_flux_size"], abs_tol=1e-12)
-               for r in sql_rows.values())
+    assert all(
+        math.isclose(r["mean_dependency_distance"], r["mean_flux_size"], abs_tol=1e-12) for r in sql_rows.values()
+    )
     # Guard against a vacuous comparison: the corpus has variety.
     assert sum(not r["is_projective"] for r in sql_rows.values()) > 0
     assert max(r["mean_flux_weight"] for r in sql_rows.values()) > 1.5
@@ -60,9 +69,14 @@ def test_corpus_stats_match_python_means_and_sample_sds(warehouse_con, reference
     (stats,) = rows(warehouse_con, "select * from corpus_stats where corpus = 'en_ewt_test'")
     metrics = [sentence_metrics(t) for t in reference_trees]
     assert stats["sentences"] == 2077
-    for metric, prefix in [("tree_depth", "tree_depth"), ("tree_length", "tree_length"),
-                           ("mean_dependency_distance", "mdd"), ("mean_flux_size", "mfs"),
-                           ("mean_flux_weight", "mfw"), ("mean_arity", "mean_arity")]:
+    for metric, prefix in [
+        ("tree_depth", "tree_depth"),
+        ("tree_length", "tree_length"),
+        ("mean_dependency_distance", "mdd"),
+        ("mean_flux_size", "mfs"),
+        ("mean_flux_weight", "mfw"),
+        ("mean_arity", "mean_arity"),
+    ]:
         values = [m[metric] for m in metrics]
         assert math.isclose(stats[f"{prefix}_mean"], statistics.fmean(values), rel_tol=1e-12)
         assert math.isclose(stats[f"{prefix}_sd"], statistics.stdev(values), rel_tol=1e-9)
@@ -72,8 +86,7 @@ def test_corpus_stats_match_python_means_and_sample_sds(warehouse_con, reference
 
 def test_relation_entropy_matches_the_python_reference(warehouse_con, reference_trees):
     expected = relation_entropy(reference_trees)
-    got = {r["relation"]: r for r in rows(
-        warehouse_con, "select * from relation_entropy where corpus = 'en_ewt_test'")}
+    got = {r["relation"]: r for r in rows(warehouse_con, "select * from relation_entropy where corpus = 'en_ewt_test'")}
     assert set(got) == set(expected)
     for relation, (left, right, entropy) in expected.items():
         assert (got[relation]["left_count"], got[relation]["right_count"]) == (left, right)
@@ -89,13 +102,13 @@ def test_entropy_example_20_left_80_right(warehouse_con):
 
 def test_fixed_direction_relation_has_zero_entropy(warehouse_con):
     # Figure 1: every compound precedes its head, so its entropy is exactly 0.
-    (row,) = rows(warehouse_con,
-                  "select * from relation_entropy where corpus = 'figure1' and relation = 'compound'")
+    (row,) = rows(warehouse_con, "select * from relation_entropy where corpus = 'figure1' and relation = 'compound'")
     assert (row["left_count"], row["right_count"], row["entropy"]) == (2, 0, 0.0)
     assert math.copysign(1, row["entropy"]) == 1  # not -0.0
 
 
 def test_base_relation_pools_subtypes(warehouse_con):
-    relations = {r["relation"] for r in rows(
-        warehouse_con, "select relation from relation_entropy where corpus = 'figure1'")}
+    relations = {
+        r["relation"] for r in rows(warehouse_con, "select relation from relation_entropy where corpus = 'figure1'")
+    }
     assert relations == {"nsubj", "obj", "nmod", "case", "compound"}  # nmod:poss counted as nmod

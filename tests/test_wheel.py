@@ -47,10 +47,17 @@ def test_the_wheel_has_one_import_name_and_its_data(wheel):
     tops = {name.split("/")[0] for name in names}
     dist_info = {top for top in tops if top.endswith(".dist-info")}
     assert tops == {"srlens"} | dist_info and len(dist_info) == 1, tops  # no top-level loaders/ or udfs/
-    for needed in ("srlens/loaders/load.py", "srlens/udfs/plugin.py", "srlens/sql/raw_schema.sql",
-                   "srlens/dbt_project/dbt_project.yml", "srlens/dbt_project/profiles.yml",
-                   "srlens/demo_data/manifest.csv", "srlens/demo_data/LICENSE.txt",
-                   "srlens/report/assets/report.js", "srlens/report/assets/report.css"):
+    for needed in (
+        "srlens/loaders/load.py",
+        "srlens/udfs/plugin.py",
+        "srlens/sql/raw_schema.sql",
+        "srlens/dbt_project/dbt_project.yml",
+        "srlens/dbt_project/profiles.yml",
+        "srlens/demo_data/manifest.csv",
+        "srlens/demo_data/LICENSE.txt",
+        "srlens/report/assets/report.js",
+        "srlens/report/assets/report.css",
+    ):
         assert needed in names, needed
     assert not [n for n in names if "/target/" in n or "/logs/" in n or "__pycache__" in n]
 
@@ -58,15 +65,21 @@ def test_the_wheel_has_one_import_name_and_its_data(wheel):
 def test_a_fresh_venv_runs_load_build_query_and_report_from_elsewhere(wheel, tmp_path):
     venv = tmp_path / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=tmp_path)
-    site = Path(run([venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                    cwd=tmp_path).strip())
+    site = Path(
+        run(
+            [venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=tmp_path
+        ).strip()
+    )
     (site / "_srlens_test_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", "--target", site, wheel],
-        cwd=tmp_path)
+    run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", "--target", site, wheel],
+        cwd=tmp_path,
+    )
     python = venv / "bin" / "python"
     package = site / "srlens"
-    assert run([python, "-c", "import srlens.loaders.load as m; print(m.__file__)"], cwd=tmp_path).strip() == \
-        str(package / "loaders" / "load.py")
+    assert run([python, "-c", "import srlens.loaders.load as m; print(m.__file__)"], cwd=tmp_path).strip() == str(
+        package / "loaders" / "load.py"
+    )
 
     work = tmp_path / "elsewhere"
     work.mkdir()
@@ -74,19 +87,24 @@ def test_a_fresh_venv_runs_load_build_query_and_report_from_elsewhere(wheel, tmp
     shutil.copy(DEMO / "outputs" / "en_ewt_demo" / "swaps.sr.txt", work / "run.sr")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SRLENS_DBT_PROJECT")}
     env["SRLENS_WAREHOUSE"] = str(work / "w.duckdb")
-    before = sorted((p.relative_to(package), p.stat().st_mtime_ns) for p in package.rglob("*")
-                    if "__pycache__" not in p.parts)
+    before = sorted(
+        (p.relative_to(package), p.stat().st_mtime_ns) for p in package.rglob("*") if "__pycache__" not in p.parts
+    )
     srlens = [python, "-m", "srlens.cli"]
     run([*srlens, "load-treebank", "ref.conllu", "--corpus", "en_test"], cwd=work, env=env)
     run([*srlens, "load-outputs", "run.sr", "--corpus", "en_test", "--team", "t", "--run", "swaps"], cwd=work, env=env)
     run([*srlens, "build", "--processor", "aligned"], cwd=work, env=env)
-    out = run([*srlens, "query", "select sentences, round(dea, 6) as dea from submission_scores", "--format", "csv"],
-              cwd=work, env=env)
+    out = run(
+        [*srlens, "query", "select sentences, round(dea, 6) as dea from submission_scores", "--format", "csv"],
+        cwd=work,
+        env=env,
+    )
     assert out.splitlines()[0] == "sentences,dea" and out.splitlines()[1].startswith("200,")
     run([*srlens, "report", "report"], cwd=work, env=env)
     assert (work / "report" / "index.html").stat().st_size > 10_000
     assert (work / "report" / "report.js").is_file() and any((work / "report" / "runs").glob("*.html"))
     # dbt's target and logs went beside the warehouse; nothing was written into the package
-    after = sorted((p.relative_to(package), p.stat().st_mtime_ns) for p in package.rglob("*")
-                   if "__pycache__" not in p.parts)
+    after = sorted(
+        (p.relative_to(package), p.stat().st_mtime_ns) for p in package.rglob("*") if "__pycache__" not in p.parts
+    )
     assert after == before

@@ -29,8 +29,9 @@ class Browser:
 
     def __init__(self, chromedriver, chromium, args, timeout=60):
         self.port = free_port()
-        self.process = subprocess.Popen([chromedriver, f"--port={self.port}"], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            [chromedriver, f"--port={self.port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         self.base = f"http://127.0.0.1:{self.port}"
         deadline = time.monotonic() + timeout
         while True:
@@ -48,8 +49,9 @@ class Browser:
 
     def _call(self, method, path, body=None):
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.base + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            self.base + path, data=data, method=method, headers={"Content-Type": "application/json"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=120) as response:
                 return json.loads(response.read())["value"]

@@ -66,7 +66,8 @@ Edge values.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any, Hashable, NamedTuple, Sequence
+from collections.abc import Hashable, Sequence
+from typing import Any, NamedTuple
 
 import duckdb
 import pyarrow as pa
@@ -238,10 +239,12 @@ EDIT_COUNTS_TYPE = pa.struct([("ins", pa.int32()), ("del", pa.int32()), ("sub", 
 
 def srlens_edit_counts_arrow(ref, out) -> pa.Array:
     """Arrow-vectorized body of ``srlens_edit_counts``: one struct (or NULL) per row."""
-    results = [None if r is None or o is None else aligned_edit_counts(r, o)
-               for r, o in zip(ref.to_pylist(), out.to_pylist())]
-    return pa.array([None if c is None else dict(zip(("ins", "del", "sub", "moves"), c)) for c in results],
-                    type=EDIT_COUNTS_TYPE)
+    results = [
+        None if r is None or o is None else aligned_edit_counts(r, o) for r, o in zip(ref.to_pylist(), out.to_pylist())
+    ]
+    return pa.array(
+        [None if c is None else dict(zip(("ins", "del", "sub", "moves"), c)) for c in results], type=EDIT_COUNTS_TYPE
+    )
 
 
 def _check_tree(lemmas: Sequence[Any], heads: Sequence[Any]) -> None:
@@ -359,15 +362,11 @@ def sentence_accuracies(
 
 
 ARROW_TYPE = pa.struct(
-    [(name, pa.float64()) for name in ACCURACY_FIELDS]
-    + [(name, pa.int32()) for name in COUNT_FIELDS]
+    [(name, pa.float64()) for name in ACCURACY_FIELDS] + [(name, pa.int32()) for name in COUNT_FIELDS]
 )
 SQL_RETURN_TYPE = (
     "STRUCT("
-    + ", ".join(
-        [f"{name} DOUBLE" for name in ACCURACY_FIELDS]
-        + [f"{name} INTEGER" for name in COUNT_FIELDS]
-    )
+    + ", ".join([f"{name} DOUBLE" for name in ACCURACY_FIELDS] + [f"{name} INTEGER" for name in COUNT_FIELDS])
     + ")"
 )
 
@@ -375,10 +374,7 @@ SQL_RETURN_TYPE = (
 def srlens_accuracies_arrow(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:
     """Arrow-vectorized body of ``srlens_accuracies``: one struct (or NULL) per row."""
     rows = zip(ref_lemmas.to_pylist(), ref_heads.to_pylist(), out_lemmas.to_pylist())
-    results = [
-        None if r is None or h is None or o is None else sentence_accuracies(r, h, o)
-        for r, h, o in rows
-    ]
+    results = [None if r is None or h is None or o is None else sentence_accuracies(r, h, o) for r, h, o in rows]
     return pa.array(results, type=ARROW_TYPE)
 
 

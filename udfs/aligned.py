@@ -104,8 +104,9 @@ class Sentence:
         self.standalone = Counter(k for _, k, reading in tokens if len(reading) == 1) if self.has_multiword else {}
         self.forms = readings.keys() | word_ids.keys()
         # Forms with whitespace inside, as their keys' parts: ('1', '000').
-        self.spaced = sorted({tuple(f.split(" ")) for f in self.forms if " " in f}, key=len,
-                             reverse=True) if spaced else []
+        self.spaced = (
+            sorted({tuple(f.split(" ")) for f in self.forms if " " in f}, key=len, reverse=True) if spaced else []
+        )
         self.chunks = self._reference_chunks(nfc(text or ""))
         # What align does with a chunk whatever else the output holds (its fast path, _plain_words):
         # one_word: keys of words that stay one word (not a multiword token, not a chunk of the
@@ -120,9 +121,19 @@ class Sentence:
                     continue  # the common case: one chunk, one token, one word
                 if any(len(pieces) > 1 or len(pieces[0][2]) > 1 for pieces in occurrences):
                     multiword.add(k)
-                    recipes = [[(i, j, None if len(reading) == 1 else (tuple(words[w] for w in reading),
-                                                                      tuple(word_keys[w] for w in reading)))
-                                for i, j, reading in pieces] for pieces in occurrences]
+                    recipes = [
+                        [
+                            (
+                                i,
+                                j,
+                                None
+                                if len(reading) == 1
+                                else (tuple(words[w] for w in reading), tuple(word_keys[w] for w in reading)),
+                            )
+                            for i, j, reading in pieces
+                        ]
+                        for pieces in occurrences
+                    ]
                     if all(recipe == recipes[0] for recipe in recipes):
                         self.cut_chunks[k] = recipes[0]
             self.one_word = word_ids.keys() - multiword
@@ -186,8 +197,11 @@ class Vocabulary:
                 as_word[k] += n
         # The most frequent expansion (ties: the first in sort order), where the form is a
         # multiword token in most of its occurrences.
-        self.expansions = {k: min(c.items(), key=lambda item: (-item[1], item[0]))[0]
-                           for k, c in expansions.items() if as_mwt[k] > as_word[k]}
+        self.expansions = {
+            k: min(c.items(), key=lambda item: (-item[1], item[0]))[0]
+            for k, c in expansions.items()
+            if as_mwt[k] > as_word[k]
+        }
         self._plain = {}
 
     def plain(self, k):
@@ -215,12 +229,15 @@ def _join_spaced(chunks, keys, spaced):
         i = 0
         while i + n <= len(keys):
             head, tail = keys[i], keys[i + n - 1]
-            if (head.endswith(parts[0]) and tail.startswith(parts[-1])
-                    and keys[i + 1:i + n - 1] == list(parts[1:-1])
-                    and (len(head) == len(parts[0]) or is_punctuation(head[-len(parts[0]) - 1]))
-                    and (len(tail) == len(parts[-1]) or is_punctuation(tail[len(parts[-1])]))):
-                chunks[i:i + n] = [" ".join(chunks[i:i + n])]
-                keys[i:i + n] = [" ".join(keys[i:i + n])]
+            if (
+                head.endswith(parts[0])
+                and tail.startswith(parts[-1])
+                and keys[i + 1 : i + n - 1] == list(parts[1:-1])
+                and (len(head) == len(parts[0]) or is_punctuation(head[-len(parts[0]) - 1]))
+                and (len(tail) == len(parts[-1]) or is_punctuation(tail[len(parts[-1])]))
+            ):
+                chunks[i : i + n] = [" ".join(chunks[i : i + n])]
+                keys[i : i + n] = [" ".join(keys[i : i + n])]
             i += 1
     return chunks, keys
 
@@ -358,8 +375,9 @@ def _spelled_out(piece_keys, sentence):
     for k in counts:
         multiword = [r for r in sentence.readings.get(k, ()) if len(r) > 1]
         if multiword:
-            spelled = min(max(0, counts[w] - sentence.standalone[w])
-                          for w in {sentence.word_keys[i] for i in multiword[0]})
+            spelled = min(
+                max(0, counts[w] - sentence.standalone[w]) for w in {sentence.word_keys[i] for i in multiword[0]}
+            )
             dropped.update(multiword[:spelled])
     return dropped
 
@@ -381,8 +399,9 @@ def _align(text, sentence, vocabulary, fast=True):
         if sentence.has_multiword:
             words = _readings(pieces, sentence, vocabulary)
         else:  # every surface token of the sentence is one word
-            words = [(form, k) if k in sentence.word_ids or k not in vocabulary.expansions else None
-                     for form, k, _ in pieces]
+            words = [
+                (form, k) if k in sentence.word_ids or k not in vocabulary.expansions else None for form, k, _ in pieces
+            ]
             if None in words:
                 words = _readings(pieces, sentence, vocabulary)
         forms = [form for form, _ in words]
@@ -411,8 +430,9 @@ def _readings(pieces, sentence, vocabulary):
         if reading is None or reading in dropped:
             queue = available.get(k)
             if queue is None:
-                queue = available[k] = [r for r in sentence.readings.get(k, ())
-                                        if r not in claimed and r not in dropped]
+                queue = available[k] = [
+                    r for r in sentence.readings.get(k, ()) if r not in claimed and r not in dropped
+                ]
             reading = queue.pop(0) if queue else None  # the next surface token of that key
         if reading is not None:
             if len(reading) == 1:
@@ -430,8 +450,13 @@ def _readings(pieces, sentence, vocabulary):
 OUTPUT_TYPE = "STRUCT(submission_id VARCHAR, sent_idx INTEGER, output_text VARCHAR)[]"
 SENTENCE_TYPE = "STRUCT(sent_idx INTEGER, text VARCHAR, token_ids VARCHAR[], token_forms VARCHAR[])[]"
 VOCABULARY_TYPE = "STRUCT(form VARCHAR, words VARCHAR[], n BIGINT)[]"
-WORD_FIELDS = [("submission_id", pa.string()), ("sent_idx", pa.int32()), ("word_idx", pa.int32()),
-               ("form", pa.string()), ("word_id", pa.int32())]
+WORD_FIELDS = [
+    ("submission_id", pa.string()),
+    ("sent_idx", pa.int32()),
+    ("word_idx", pa.int32()),
+    ("form", pa.string()),
+    ("word_id", pa.int32()),
+]
 WORD_TYPE = "STRUCT(submission_id VARCHAR, sent_idx INTEGER, word_idx INTEGER, form VARCHAR, word_id INTEGER)[]"
 
 
@@ -449,8 +474,9 @@ def _udf_aligned_words(outputs: pa.Array, sentences: pa.Array, vocabularies: pa.
 
 
 def _aligned_words(outputs, sentences, vocabularies):
-    outputs, sentences, vocabularies = (a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a
-                                        for a in (outputs, sentences, vocabularies))
+    outputs, sentences, vocabularies = (
+        a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in (outputs, sentences, vocabularies)
+    )
     # Columns, not rows: to_pylist of structs would make a dict per output.
     output_counts = _list_lengths(outputs)
     output_fields = _fields(outputs)
@@ -467,14 +493,16 @@ def _aligned_words(outputs, sentences, vocabularies):
     o = s = v = 0
     prepared = []  # (entries, Vocabulary): a corpus's blocks share one, in whatever order they come
     for n_outputs, n_sentences, n_entries in zip(output_counts, sentence_counts, vocabulary_counts):
-        block_entries = entries[v:v + n_entries]
+        block_entries = entries[v : v + n_entries]
         v += n_entries
         vocabulary = next((known for seen, known in prepared if seen == block_entries), None)
         if vocabulary is None:
             vocabulary = Vocabulary(block_entries)
             prepared.append((block_entries, vocabulary))
-        by_idx = {idx: Sentence(text, ids, token_forms)
-                  for idx, text, ids, token_forms in zip(*(c[s:s + n_sentences] for c in sentence_columns))}
+        by_idx = {
+            idx: Sentence(text, ids, token_forms)
+            for idx, text, ids, token_forms in zip(*(c[s : s + n_sentences] for c in sentence_columns))
+        }
         s += n_sentences
         done = {}  # (sent_idx, text) -> words: outputs repeated across runs are aligned once
         for i in range(o, o + n_outputs):
@@ -494,13 +522,16 @@ def _aligned_words(outputs, sentences, vocabularies):
     counts = np.array(counts, dtype=np.int64)
     output_index = np.repeat(np.arange(len(counts)), counts)
     starts = np.repeat(np.cumsum(counts) - counts, counts)
-    columns = {"submission_id": output_fields["submission_id"].take(output_index),
-               "sent_idx": output_fields["sent_idx"].take(output_index),
-               "word_idx": pa.array(np.arange(1, len(output_index) + 1) - starts),
-               "form": pa.array(forms, type=pa.string()),
-               "word_id": pa.array(word_ids, type=pa.int32())}
-    values = pa.StructArray.from_arrays([columns[name].cast(t) for name, t in WORD_FIELDS],
-                                        fields=[pa.field(name, t) for name, t in WORD_FIELDS])
+    columns = {
+        "submission_id": output_fields["submission_id"].take(output_index),
+        "sent_idx": output_fields["sent_idx"].take(output_index),
+        "word_idx": pa.array(np.arange(1, len(output_index) + 1) - starts),
+        "form": pa.array(forms, type=pa.string()),
+        "word_id": pa.array(word_ids, type=pa.int32()),
+    }
+    values = pa.StructArray.from_arrays(
+        [columns[name].cast(t) for name, t in WORD_FIELDS], fields=[pa.field(name, t) for name, t in WORD_FIELDS]
+    )
     return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), values)
 
 
@@ -523,6 +554,11 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
     Returns one struct per output word, word_idx 1..n within each output, word_id NULL when
     no reference word matches.
     """
-    con.create_function("srlens_aligned_words", _udf_aligned_words,
-                        [OUTPUT_TYPE, SENTENCE_TYPE, VOCABULARY_TYPE], WORD_TYPE, type="arrow",
-                        null_handling="special")  # a corpus without vocabulary entries passes NULL
+    con.create_function(
+        "srlens_aligned_words",
+        _udf_aligned_words,
+        [OUTPUT_TYPE, SENTENCE_TYPE, VOCABULARY_TYPE],
+        WORD_TYPE,
+        type="arrow",
+        null_handling="special",
+    )  # a corpus without vocabulary entries passes NULL

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from itertools import chain
-from typing import Sequence
 
 import duckdb
 import pyarrow as pa
@@ -67,9 +67,7 @@ def _ngram_counts(tokens: Sequence[str]) -> Counter:
     One Counter for all orders is built in C and is faster than one per order.
     """
     t = tokens
-    return Counter(
-        chain(zip(t), zip(t, t[1:]), zip(t, t[1:], t[2:]), zip(t, t[1:], t[2:], t[3:]))
-    )
+    return Counter(chain(zip(t), zip(t, t[1:]), zip(t, t[1:], t[2:]), zip(t, t[1:], t[2:], t[3:])))
 
 
 def bleu_stats(hypothesis: Sequence[str], reference: Sequence[str]) -> tuple:
@@ -96,9 +94,7 @@ def bleu_stats(hypothesis: Sequence[str], reference: Sequence[str]) -> tuple:
     return (hyp_len, len(ref), *matches, *totals)
 
 
-def bleu_from_stats(
-    hyp_len: int, ref_len: int, matches: Sequence[int], totals: Sequence[int]
-) -> float:
+def bleu_from_stats(hyp_len: int, ref_len: int, matches: Sequence[int], totals: Sequence[int]) -> float:
     """BLEU-4 (Chen & Cherry method 2) from one pair's or summed statistics.
 
     The float operations mirror nltk 3.10.4 ``corpus_bleu`` step by step,
@@ -177,10 +173,7 @@ def _int_list(arr) -> list:
 
 def _udf_bleu_from_stats(hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4) -> pa.Array:
     cols = [_int_list(a) for a in (hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4)]
-    out = [
-        None if None in row else _bleu_from_flat(row)
-        for row in zip(*cols)
-    ]
+    out = [None if None in row else _bleu_from_flat(row) for row in zip(*cols)]
     return pa.array(out, type=pa.float64())
 
 

@@ -46,10 +46,15 @@ def mean_flux_weight(heads):
 
 def mean_flux_weight_arrow(heads):
     """Arrow batch form: a list<int> column of head lists -> double column."""
-    return pa.array([None if h is None else mean_flux_weight(h) for h in heads.to_pylist()],
-                    type=pa.float64())
+    return pa.array([None if h is None else mean_flux_weight(h) for h in heads.to_pylist()], type=pa.float64())
 
 
 def register(con):
-    con.create_function("srlens_mean_flux_weight", mean_flux_weight_arrow,
-                        ["INTEGER[]"], "DOUBLE", type="arrow", null_handling="special")
+    con.create_function(
+        "srlens_mean_flux_weight",
+        mean_flux_weight_arrow,
+        ["INTEGER[]"],
+        "DOUBLE",
+        type="arrow",
+        null_handling="special",
+    )

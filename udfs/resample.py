@@ -53,15 +53,18 @@ def resample_sums(statistics, samples, trials, seed):
     then the bootstrap samples, then the AR trials (the order of ``kinds``)."""
     statistics = np.asarray(statistics, dtype=np.float64)
     n = statistics.shape[0]
-    return np.vstack([statistics.sum(axis=0, keepdims=True),
-                      bootstrap_weights(n, samples, seed) @ statistics,
-                      ar_weights(n, trials, seed) @ statistics])
+    return np.vstack(
+        [
+            statistics.sum(axis=0, keepdims=True),
+            bootstrap_weights(n, samples, seed) @ statistics,
+            ar_weights(n, trials, seed) @ statistics,
+        ]
+    )
 
 
 def kinds(samples, trials):
     """(kind, sample) of each row of resample_sums."""
-    return (["observed"] + ["bootstrap"] * samples + ["ar"] * trials,
-            [0] + list(range(samples)) + list(range(trials)))
+    return (["observed"] + ["bootstrap"] * samples + ["ar"] * trials, [0] + list(range(samples)) + list(range(trials)))
 
 
 def _udf_resample_sums(statistics, samples, trials, seed):
@@ -100,13 +103,20 @@ def _struct(kind_lists, sample_lists, sum_rows):
     sums = pa.ListArray.from_arrays(pa.array(outer), pa.ListArray.from_arrays(pa.array(inner), pa.array(values)))
     kind = pa.array([k or [] for k in kind_lists], type=pa.list_(pa.string()))
     sample = pa.array([s or [] for s in sample_lists], type=pa.list_(pa.int32()))
-    return pa.StructArray.from_arrays([kind, sample, sums], names=["kind", "sample", "sums"],
-                                      mask=pa.array([not v for v in valid], type=pa.bool_()))
+    return pa.StructArray.from_arrays(
+        [kind, sample, sums], names=["kind", "sample", "sums"], mask=pa.array([not v for v in valid], type=pa.bool_())
+    )
 
 
 def register(con):
     """``srlens_resample_sums(statistics DOUBLE[][], samples, trials, seed) -> STRUCT(kind VARCHAR[],
     sample INTEGER[], sums DOUBLE[][])``."""
-    con.create_function("srlens_resample_sums", _udf_resample_sums, ["DOUBLE[][]", "BIGINT", "BIGINT", "BIGINT"],
-                        "STRUCT(kind VARCHAR[], sample INTEGER[], sums DOUBLE[][])",
-                        type="arrow", null_handling="special", side_effects=False)
+    con.create_function(
+        "srlens_resample_sums",
+        _udf_resample_sums,
+        ["DOUBLE[][]", "BIGINT", "BIGINT", "BIGINT"],
+        "STRUCT(kind VARCHAR[], sample INTEGER[], sums DOUBLE[][])",
+        type="arrow",
+        null_handling="special",
+        side_effects=False,
+    )

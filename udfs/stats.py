@@ -47,8 +47,7 @@ from scipy import special, stats
 
 SPEARMAN_STRUCT = pa.struct([("n", pa.int64()), ("rho", pa.float64()), ("p_value", pa.float64())])
 SPEARMAN_SQL_TYPE = "STRUCT(n BIGINT, rho DOUBLE, p_value DOUBLE)"
-MANNWHITNEY_STRUCT = pa.struct([("n1", pa.int64()), ("n2", pa.int64()), ("u", pa.float64()),
-                                ("p_value", pa.float64())])
+MANNWHITNEY_STRUCT = pa.struct([("n1", pa.int64()), ("n2", pa.int64()), ("u", pa.float64()), ("p_value", pa.float64())])
 MANNWHITNEY_SQL_TYPE = "STRUCT(n1 BIGINT, n2 BIGINT, u DOUBLE, p_value DOUBLE)"
 
 
@@ -92,17 +91,30 @@ def mannwhitney(xs, ys):
     n1, n2 = len(xs), len(ys)
     if n1 == 0 or n2 == 0:
         return n1, n2, None, None
-    result = stats.mannwhitneyu(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float),
-                                alternative="two-sided")
+    result = stats.mannwhitneyu(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float), alternative="two-sided")
     return n1, n2, _finite_or_none(result.statistic), _finite_or_none(result.pvalue)
 
 
-SYSTEM_CORRELATION_FIELDS = ("systems", "pearson_r", "pearson_p", "spearman_rho", "spearman_p", "kendall_tau",
-                             "kendall_p", "systems_no_outliers", "pearson_r_no_outliers", "pearson_p_no_outliers")
-SYSTEM_CORRELATION_STRUCT = pa.struct([(name, pa.int64() if name.startswith("systems") else pa.float64())
-                                       for name in SYSTEM_CORRELATION_FIELDS])
-SYSTEM_CORRELATION_SQL_TYPE = "STRUCT(" + ", ".join(
-    f"{name} {'BIGINT' if name.startswith('systems') else 'DOUBLE'}" for name in SYSTEM_CORRELATION_FIELDS) + ")"
+SYSTEM_CORRELATION_FIELDS = (
+    "systems",
+    "pearson_r",
+    "pearson_p",
+    "spearman_rho",
+    "spearman_p",
+    "kendall_tau",
+    "kendall_p",
+    "systems_no_outliers",
+    "pearson_r_no_outliers",
+    "pearson_p_no_outliers",
+)
+SYSTEM_CORRELATION_STRUCT = pa.struct(
+    [(name, pa.int64() if name.startswith("systems") else pa.float64()) for name in SYSTEM_CORRELATION_FIELDS]
+)
+SYSTEM_CORRELATION_SQL_TYPE = (
+    "STRUCT("
+    + ", ".join(f"{name} {'BIGINT' if name.startswith('systems') else 'DOUBLE'}" for name in SYSTEM_CORRELATION_FIELDS)
+    + ")"
+)
 
 
 def _defined(x, y):
@@ -116,8 +128,7 @@ def system_correlation(xs, ys, outliers):
     keep = ~np.asarray(outliers, dtype=bool)
     row = {"systems": len(x), "systems_no_outliers": int(keep.sum())}
     if _defined(x, y):
-        for name, test in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr),
-                           ("kendall", stats.kendalltau)):
+        for name, test in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr), ("kendall", stats.kendalltau)):
             result = test(x, y)
             statistic = {"pearson": "pearson_r", "spearman": "spearman_rho", "kendall": "kendall_tau"}[name]
             row[statistic], row[f"{name}_p"] = _finite_or_none(result.statistic), _finite_or_none(result.pvalue)
@@ -147,7 +158,9 @@ def _struct(rows, struct_type, nulls):
     columns = list(zip(*rows)) if rows else [()] * struct_type.num_fields
     return pa.StructArray.from_arrays(
         [pa.array(col, type=struct_type.field(i).type) for i, col in enumerate(columns)],
-        fields=list(struct_type), mask=pa.array(nulls, type=pa.bool_()))
+        fields=list(struct_type),
+        mask=pa.array(nulls, type=pa.bool_()),
+    )
 
 
 def _apply(function, struct_type, xs_column, ys_column):
@@ -192,16 +205,40 @@ def spearman_pairwise_arrow(x_column, y_column):
     n, rho, p = spearman_from_ranks(x_ranks, y_ranks)
     return pa.StructArray.from_arrays(
         [pa.array(n), pa.array(rho, mask=~np.isfinite(rho)), pa.array(p, mask=~np.isfinite(p))],
-        fields=list(SPEARMAN_STRUCT))
+        fields=list(SPEARMAN_STRUCT),
+    )
 
 
 def register(con):
-    con.create_function("srlens_spearman", spearman_arrow, ["DOUBLE[]", "DOUBLE[]"], SPEARMAN_SQL_TYPE,
-                        type="arrow", null_handling="special")
-    con.create_function("srlens_spearman_pairwise", spearman_pairwise_arrow, ["DOUBLE[]", "DOUBLE[]"],
-                        SPEARMAN_SQL_TYPE, type="arrow", null_handling="special")
-    con.create_function("srlens_system_correlation", system_correlation_arrow,
-                        ["STRUCT(x DOUBLE, y DOUBLE, outlier BOOLEAN)[]"], SYSTEM_CORRELATION_SQL_TYPE,
-                        type="arrow", null_handling="special")
-    con.create_function("srlens_mannwhitney", mannwhitney_arrow, ["DOUBLE[]", "DOUBLE[]"],
-                        MANNWHITNEY_SQL_TYPE, type="arrow", null_handling="special")
+    con.create_function(
+        "srlens_spearman",
+        spearman_arrow,
+        ["DOUBLE[]", "DOUBLE[]"],
+        SPEARMAN_SQL_TYPE,
+        type="arrow",
+        null_handling="special",
+    )
+    con.create_function(
+        "srlens_spearman_pairwise",
+        spearman_pairwise_arrow,
+        ["DOUBLE[]", "DOUBLE[]"],
+        SPEARMAN_SQL_TYPE,
+        type="arrow",
+        null_handling="special",
+    )
+    con.create_function(
+        "srlens_system_correlation",
+        system_correlation_arrow,
+        ["STRUCT(x DOUBLE, y DOUBLE, outlier BOOLEAN)[]"],
+        SYSTEM_CORRELATION_SQL_TYPE,
+        type="arrow",
+        null_handling="special",
+    )
+    con.create_function(
+        "srlens_mannwhitney",
+        mannwhitney_arrow,
+        ["DOUBLE[]", "DOUBLE[]"],
+        MANNWHITNEY_SQL_TYPE,
+        type="arrow",
+        null_handling="special",
+    )

@@ -33,8 +33,9 @@ def open_warehouse(warehouse):
     absent = [m for m in REQUIRED_MARTS if m not in mart_names(con)]
     if absent:
         con.close()
-        raise WarehouseError(f"warehouse {warehouse} is not built (missing marts: {', '.join(absent)}): "
-                             f"run `srlens build` first")
+        raise WarehouseError(
+            f"warehouse {warehouse} is not built (missing marts: {', '.join(absent)}): run `srlens build` first"
+        )
     return con
 
 
@@ -51,8 +52,11 @@ def write_report(warehouse, out_dir):
             build = con.execute(SQL_BUILD).fetchone()
         except duckdb.CatalogException:  # a warehouse built before meta.builds existed
             build = None
-        built = (f"built {build[0]:%Y-%m-%d %H:%M} with processor {build[1]}, srlens {build[4]}"
-                 if build else "build time unknown") + (f", signature {build[5]}" if build and build[5] else "")
+        built = (
+            f"built {build[0]:%Y-%m-%d %H:%M} with processor {build[1]}, srlens {build[4]}"
+            if build
+            else "build time unknown"
+        ) + (f", signature {build[5]}" if build and build[5] else "")
         out.mkdir(parents=True, exist_ok=True)
         for folder in ("runs", "sentences"):
             shutil.rmtree(out / folder, ignore_errors=True)

@@ -12,8 +12,15 @@ from matplotlib.figure import Figure
 
 from srlens.report.queries import MAX_BARS, METRICS, SCORES
 
-RC = {"svg.fonttype": "none", "svg.hashsalt": "srlens", "text.parse_math": False,
-      "font.size": 8, "axes.titlesize": 9, "axes.spines.top": False, "axes.spines.right": False}
+RC = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "srlens",
+    "text.parse_math": False,
+    "font.size": 8,
+    "axes.titlesize": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
 
 
 class Charts:
@@ -28,7 +35,7 @@ class Charts:
         buf = io.StringIO()
         fig.savefig(buf, format="svg", metadata={"Date": None})
         text = buf.getvalue()
-        text = text[text.index("<svg"):]  # no XML declaration or DOCTYPE inside HTML
+        text = text[text.index("<svg") :]  # no XML declaration or DOCTYPE inside HTML
         text = re.sub(r'(\bid="|url\(#|href="#)', rf"\1s{self.count}-", text)
         return f'<div class="chart">{text}</div>'
 
@@ -36,8 +43,7 @@ class Charts:
 def figure(width, height, left=0.6, right=0.2, top=0.35, bottom=0.45):
     """A figure of width x height inches, its axes inside the given margins (inches)."""
     fig = Figure(figsize=(width, height))
-    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height,
-                        top=1 - top / height)
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height)
     return fig
 
 
@@ -50,8 +56,7 @@ def cells_mesh(ax, grid, **style):
     """grid[i, j] drawn as cell (row i from the top, column j), NaN cells left blank. A mesh of
     vector cells rather than imshow, which would embed a bitmap that browsers blur."""
     rows, cols = grid.shape
-    mesh = ax.pcolormesh(np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5,
-                         np.ma.masked_invalid(grid), **style)
+    mesh = ax.pcolormesh(np.arange(cols + 1) - 0.5, np.arange(rows + 1) - 0.5, np.ma.masked_invalid(grid), **style)
     ax.set_xlim(-0.5, cols - 0.5)
     ax.set_ylim(rows - 0.5, -0.5)
     return mesh
@@ -75,8 +80,15 @@ def heatmap_chart(charts, frame, title):
     ax.set_yticks(range(len(grid)), labels[1:])
     for (i, j), value in np.ndenumerate(grid):
         if not math.isnan(value):
-            ax.text(j, i, f"{value:.2f}".replace("0.", ".", 1), ha="center", va="center", fontsize=6.5,
-                    color="white" if abs(value) > 0.6 else "black")
+            ax.text(
+                j,
+                i,
+                f"{value:.2f}".replace("0.", ".", 1),
+                ha="center",
+                va="center",
+                fontsize=6.5,
+                color="white" if abs(value) > 0.6 else "black",
+            )
     ax.set_title(title)
     ax.spines[:].set_visible(False)
     bar = fig.add_axes((1 - 1.0 / fig.get_figwidth(), 0.3, 0.12 / fig.get_figwidth(), 0.5))
@@ -94,15 +106,21 @@ def ranking_chart(charts, submissions, scores, rank, value):
                 last = max(1, sum(1 for (_, s) in rank if s == score) - 1)
                 grid[i, j] = (rank[sub, score] - 1) / last
     left = label_width(submissions)
-    fig = figure(left + 0.75 * len(scores) + 0.3, 1.3 + 0.22 * len(submissions), left=left, top=0.35,
-                 bottom=0.95)
+    fig = figure(left + 0.75 * len(scores) + 0.3, 1.3 + 0.22 * len(submissions), left=left, top=0.35, bottom=0.95)
     ax = fig.add_subplot()
     cells_mesh(ax, grid, cmap="viridis", vmin=0, vmax=1)
     for i, sub in enumerate(submissions):
         for j, score in enumerate(scores):
             if (sub, score) in value:
-                ax.text(j, i, f"{value[sub, score]:.2f}", ha="center", va="center", fontsize=6.5,
-                        color="white" if grid[i, j] < 0.5 else "black")
+                ax.text(
+                    j,
+                    i,
+                    f"{value[sub, score]:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=6.5,
+                    color="white" if grid[i, j] < 0.5 else "black",
+                )
     ax.set_xticks(range(len(scores)), [SCORES.get(s, s) for s in scores], rotation=45, ha="right")
     ax.set_yticks(range(len(submissions)), submissions, fontsize=7)
     ax.spines[:].set_visible(False)
@@ -117,8 +135,9 @@ def dea_chart(charts, frame):
     fig = figure(max(4.0, 0.3 * len(frame) + 0.9), 3.2, bottom=0.8)
     ax = fig.add_subplot()
     ax.vlines(x, frame.dea_min, frame.dea_max, color="#555", linewidth=0.8)
-    ax.bar(x, frame.dea_q3 - frame.dea_q1, bottom=frame.dea_q1, width=0.6, color="#c6d7ea",
-           edgecolor="#555", linewidth=0.8)
+    ax.bar(
+        x, frame.dea_q3 - frame.dea_q1, bottom=frame.dea_q1, width=0.6, color="#c6d7ea", edgecolor="#555", linewidth=0.8
+    )
     ax.hlines(frame.dea_median, x - 0.3, x + 0.3, color="#dd8452", linewidth=1.2)
     ax.plot(x, frame.dea_mean, "D", color="#2a7a2a", markersize=3)
     ax.set_xticks(x, frame.relation, rotation=60, ha="right")
@@ -126,8 +145,7 @@ def dea_chart(charts, frame):
     ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel("DEA")
     ax.grid(axis="y", alpha=0.3)
-    ax.set_title("box: quartiles over submissions, line: median, diamond: mean, whiskers: min-max",
-                 fontsize=8)
+    ax.set_title("box: quartiles over submissions, line: median, diamond: mean, whiskers: min-max", fontsize=8)
     return charts.svg(fig)
 
 
@@ -138,15 +156,22 @@ def projectivity_chart(charts, frame):
     left = label_width(frame.submission) + 0.1
     rows = max(len(p) for p in parts)
     fig = Figure(figsize=((left + 2.6) * len(scores), 1.1 + 0.22 * rows))
-    fig.subplots_adjust(left=left / fig.get_figwidth(), right=0.97, bottom=0.4 / fig.get_figheight(),
-                        top=1 - 0.6 / fig.get_figheight(), wspace=left / 2.6)
+    fig.subplots_adjust(
+        left=left / fig.get_figwidth(),
+        right=0.97,
+        bottom=0.4 / fig.get_figheight(),
+        top=1 - 0.6 / fig.get_figheight(),
+        wspace=left / 2.6,
+    )
     for k, (score, part) in enumerate(zip(scores, parts)):
         y = np.arange(len(part))[::-1]
         ax = fig.add_subplot(1, len(scores), k + 1)
         ax.barh(y + 0.2, part.median_projective, height=0.4, color="#4c72b0", label="projective")
         ax.barh(y - 0.2, part.median_nonprojective, height=0.4, color="#dd8452", label="non-projective")
-        labels = [s + (" *" if t and p < 0.05 else "")
-                  for s, t, p in zip(part.submission, part.tested, part.p_value.fillna(1.0))]
+        labels = [
+            s + (" *" if t and p < 0.05 else "")
+            for s, t, p in zip(part.submission, part.tested, part.p_value.fillna(1.0))
+        ]
         ax.set_yticks(y, labels, fontsize=7)
         ax.set_title(f"median {score}")
         ax.axvline(0, color="grey", linewidth=0.5)
@@ -161,9 +186,13 @@ def rules_chart(charts, frame):
     left = label_width(part.rule_id)
     fig = figure(left + 4.5, 0.9 + 0.2 * len(part), left=left)
     ax = fig.add_subplot()
-    ax.barh(y, part.score_mean, color="#55a868",
-            xerr=[part.score_mean - part.score_min, part.score_max - part.score_mean],
-            error_kw={"elinewidth": 0.8, "capsize": 2})
+    ax.barh(
+        y,
+        part.score_mean,
+        color="#55a868",
+        xerr=[part.score_mean - part.score_min, part.score_max - part.score_mean],
+        error_kw={"elinewidth": 0.8, "capsize": 2},
+    )
     ax.set_yticks(y, part.rule_id, fontsize=7)
     ax.set_xlim(0, 1.02)
     ax.set_title("rule score: mean over submissions, whiskers min-max")
@@ -174,7 +203,6 @@ def metric_order(name):
     return (list(METRICS).index(name), name) if name in METRICS else (len(METRICS), name)
 
 
-
 def bucket_chart(charts, frame):
     """One panel per bucket dimension: each run's micro DEA (lemma recall for word_frequency)
     across the buckets, in bucket order; the legend names the runs (at most MAX_BARS)."""
@@ -183,9 +211,14 @@ def bucket_chart(charts, frame):
     cols = min(4, len(dimensions))
     rows = math.ceil(len(dimensions) / cols)
     fig = Figure(figsize=(2.9 * cols + 1.9, 2.3 * rows + 0.3))
-    fig.subplots_adjust(left=0.5 / fig.get_figwidth(), right=1 - 2.0 / fig.get_figwidth(),
-                        bottom=0.75 / fig.get_figheight(), top=1 - 0.35 / fig.get_figheight(),
-                        hspace=1.0, wspace=0.3)
+    fig.subplots_adjust(
+        left=0.5 / fig.get_figwidth(),
+        right=1 - 2.0 / fig.get_figwidth(),
+        bottom=0.75 / fig.get_figheight(),
+        top=1 - 0.35 / fig.get_figheight(),
+        hspace=1.0,
+        wspace=0.3,
+    )
     colours = [f"C{i % 10}" for i in range(len(runs))]
     styles = ["-", "--", ":", "-."]
     for k, dimension in enumerate(dimensions):
@@ -195,12 +228,21 @@ def bucket_chart(charts, frame):
         for i, run in enumerate(runs):
             line = part[part.submission == run].sort_values("bucket_no")
             x = [labels.index(b) for b in line.bucket]
-            ax.plot(x, line.value, marker="o", markersize=2.5, linewidth=1, color=colours[i],
-                    linestyle=styles[(i // 10) % len(styles)], label=run)
+            ax.plot(
+                x,
+                line.value,
+                marker="o",
+                markersize=2.5,
+                linewidth=1,
+                color=colours[i],
+                linestyle=styles[(i // 10) % len(styles)],
+                label=run,
+            )
         ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=6.5)
         ax.set_ylim(-0.02, 1.02)
-        ax.set_title(dimension.replace("_", " ") + (" (lemma recall)" if dimension == "word_frequency" else ""),
-                     fontsize=8)
+        ax.set_title(
+            dimension.replace("_", " ") + (" (lemma recall)" if dimension == "word_frequency" else ""), fontsize=8
+        )
         ax.grid(axis="y", alpha=0.3)
     fig.legend(*ax.get_legend_handles_labels(), loc="upper right", fontsize=6.5, frameon=False)
     return charts.svg(fig)

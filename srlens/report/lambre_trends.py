@@ -17,7 +17,7 @@ import re
 
 from matplotlib.figure import Figure
 
-TOP_RULES = 8      # rules per language in Figure 6
+TOP_RULES = 8  # rules per language in Figure 6
 TITLE = "L'AMBRE across campaigns"
 ANCHOR = "lambre-trends"
 MARTS = ("campaign_trends", "rule_trends", "submission_scores")
@@ -49,7 +49,7 @@ def _svg(fig):
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
-    return text[text.index("<svg"):]  # no XML declaration inside HTML
+    return text[text.index("<svg") :]  # no XML declaration inside HTML
 
 
 def _campaign_axis(frame):
@@ -71,8 +71,14 @@ def systems_chart(con, corpus):
     medians = systems.groupby("campaign", sort=False).rule_score.median()
     ax.plot([xs[c] for c in medians.index], medians.values, color="#4c72b0", linewidth=1, label="median")
     if len(references):
-        ax.scatter([xs[c] for c in references.campaign], references.rule_score, marker="*", s=90,
-                   color="#dd8452", label="reference")
+        ax.scatter(
+            [xs[c] for c in references.campaign],
+            references.rule_score,
+            marker="*",
+            s=90,
+            color="#dd8452",
+            label="reference",
+        )
     ax.set_xticks(list(xs.values()), list(xs), fontsize=7)
     ax.set_ylabel("rule score", fontsize=8)
     ax.set_title(f"{corpus}: systems per campaign", fontsize=9)
@@ -90,8 +96,14 @@ def rule_medians_chart(con, language, top=TOP_RULES):
     fig = Figure(figsize=(3.6 + 0.9 * len(xs), 3.2))
     ax = fig.add_subplot()
     for rule_id, rows in frame.groupby("rule_id", sort=True):
-        ax.plot([xs[c] for c in rows.campaign], rows.median_score, marker="o", markersize=3, linewidth=1,
-                label=rule_id.split("|", 2)[2])
+        ax.plot(
+            [xs[c] for c in rows.campaign],
+            rows.median_score,
+            marker="o",
+            markersize=3,
+            linewidth=1,
+            label=rule_id.split("|", 2)[2],
+        )
     ax.set_xticks(list(xs.values()), list(xs), fontsize=7)
     ax.set_ylabel("median rule score", fontsize=8)
     ax.set_title(f"{language}: per-rule medians over campaigns", fontsize=9)
@@ -102,19 +114,22 @@ def rule_medians_chart(con, language, top=TOP_RULES):
 
 def section(con):
     """The report's L'AMBRE trends section (HTML), or '' when the warehouse lacks its marts."""
-    present = {r[0] for r in con.execute(
-        "select table_name from duckdb_tables() where schema_name = 'main'").fetchall()}
+    present = {
+        r[0] for r in con.execute("select table_name from duckdb_tables() where schema_name = 'main'").fetchall()
+    }
     if not set(MARTS) <= present:
         return ""
-    corpora = con.execute("select corpus, any_value(parsers) from campaign_trends "
-                          "group by corpus order by corpus").fetchall()
-    languages = [r[0] for r in con.execute(
-        "select distinct language from rule_trends order by language").fetchall()]
+    corpora = con.execute(
+        "select corpus, any_value(parsers) from campaign_trends group by corpus order by corpus"
+    ).fetchall()
+    languages = [r[0] for r in con.execute("select distinct language from rule_trends order by language").fetchall()]
     if not corpora:
         return ""
-    parts = [f'<section class="lambre-trends"><h2 id="{ANCHOR}">{html.escape(TITLE)}</h2>',
-             "<p class=\"note\">Rule scores check the parses of the outputs: they depend on the parser's "
-             "quality. Parsers: " + html.escape("; ".join(f"{c}: {p}" for c, p in corpora)) + ".</p>"]
+    parts = [
+        f'<section class="lambre-trends"><h2 id="{ANCHOR}">{html.escape(TITLE)}</h2>',
+        "<p class=\"note\">Rule scores check the parses of the outputs: they depend on the parser's "
+        "quality. Parsers: " + html.escape("; ".join(f"{c}: {p}" for c, p in corpora)) + ".</p>",
+    ]
     for n, (corpus, _) in enumerate(corpora):
         parts.append(_chart_div(systems_chart(con, corpus), f"t5-{n}"))
     for n, language in enumerate(languages):

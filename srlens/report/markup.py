@@ -69,7 +69,8 @@ def table(rows, columns, cls=""):
     head = "".join(f'<th scope="col">{esc(h)}</th>' for _, h, _ in columns)
     body = "".join(
         "<tr>" + "".join(f"<td{sort_key(row[k])}>{cell(row[k], f)}</td>" for k, _, f in columns) + "</tr>"
-        for row in rows)
+        for row in rows
+    )
     classes = f"data {cls}".strip()
     return f'<table class="{classes}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
@@ -85,9 +86,11 @@ def note(text):
 def sql_details(sql, params):
     """The query and its parameters, folded under what it feeds."""
     shown = "".join(f"\n-- ${k} = {v!r}" for k, v in params.items())
-    return (f'<details class="sql"><summary>SQL</summary><pre>{esc(sql)}</pre>'
-            + (f'<pre class="params">{esc(shown.strip())}</pre>' if params else "")
-            + "</details>")
+    return (
+        f'<details class="sql"><summary>SQL</summary><pre>{esc(sql)}</pre>'
+        + (f'<pre class="params">{esc(shown.strip())}</pre>' if params else "")
+        + "</details>"
+    )
 
 
 def slug(text):

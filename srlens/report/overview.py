@@ -46,6 +46,7 @@ from srlens.report.queries import (
 @dataclass
 class Scope:
     """What a section is about: a campaign, or a corpus of a campaign; anchor prefixes its ids."""
+
     campaign: str
     corpus: str | None
     anchor: str
@@ -57,10 +58,10 @@ class Overview:
     def __init__(self, con, run_href):
         self.con = con
         self.charts = ch.Charts()
-        self.run_href = run_href      # submission_id -> the run page, relative to index.html
+        self.run_href = run_href  # submission_id -> the run page, relative to index.html
         self.parts = []
         self.toc = []
-        self.corpus_anchors = {}      # (campaign, corpus) -> anchor of its section
+        self.corpus_anchors = {}  # (campaign, corpus) -> anchor of its section
 
     def query(self, sql, **params):
         """The result as a DataFrame, and the SQL and parameters to show under it."""
@@ -79,22 +80,34 @@ class Overview:
 # ---------------------------------------------------------------------------------------------
 # Campaign sections.
 
-STAT_COLUMNS = [("tree_depth", "depth"), ("tree_length", "length"), ("mdd", "MDD"),
-                ("mfs", "MFS"), ("mfw", "MFW"), ("mean_arity", "arity")]
+STAT_COLUMNS = [
+    ("tree_depth", "depth"),
+    ("tree_length", "length"),
+    ("mdd", "MDD"),
+    ("mfs", "MFS"),
+    ("mfw", "MFW"),
+    ("mean_arity", "arity"),
+]
 
 
 def corpus_stats_table(frame):
     """The framework paper's Table 2: S, count, then mean (sd) of each metric, NP %."""
     rows = []
     for r in frame.to_dict("records"):
-        row = {"corpus": r["corpus"], "submissions": r["submissions"], "sentences": r["sentences"],
-               "nonprojective_pct": r["nonprojective_pct"]}
+        row = {
+            "corpus": r["corpus"],
+            "submissions": r["submissions"],
+            "sentences": r["sentences"],
+            "nonprojective_pct": r["nonprojective_pct"],
+        }
         for key, _ in STAT_COLUMNS:
             row[key] = f"{fmt(r[key + '_mean'], 2)} ({fmt(r[key + '_sd'], 2)})"
         rows.append(row)
-    columns = ([("corpus", "corpus", str), ("submissions", "S", fmt), ("sentences", "sentences", fmt)]
-               + [(k, h, str) for k, h in STAT_COLUMNS]
-               + [("nonprojective_pct", "NP %", lambda v: fmt(v, 2))])
+    columns = (
+        [("corpus", "corpus", str), ("submissions", "S", fmt), ("sentences", "sentences", fmt)]
+        + [(k, h, str) for k, h in STAT_COLUMNS]
+        + [("nonprojective_pct", "NP %", lambda v: fmt(v, 2))]
+    )
     return table(rows, columns, "stats")
 
 
@@ -105,13 +118,25 @@ def subtree_tables(report, frame, scope_text):
     out = []
     for view in sorted(set(frame.view), key=lambda v: (VIEWS.index(v) if v in VIEWS else 9, v)):
         part = frame[frame.view == view].to_dict("records")
-        out.append(f'<div class="subtrees"><h5>view {esc(view)}</h5>' + table(part, [
-            ("subtree", "subtree", str), ("coverage_pct", "coverage %", lambda v: fmt(v, 1)),
-            ("suspicious_in", "suspicious in", fmt), ("mean_suspicion", "MSS", lambda v: fmt(v, 2)),
-        ]) + "</div>")
+        out.append(
+            f'<div class="subtrees"><h5>view {esc(view)}</h5>'
+            + table(
+                part,
+                [
+                    ("subtree", "subtree", str),
+                    ("coverage_pct", "coverage %", lambda v: fmt(v, 1)),
+                    ("suspicious_in", "suspicious in", fmt),
+                    ("mean_suspicion", "MSS", lambda v: fmt(v, 2)),
+                ],
+            )
+            + "</div>"
+        )
     denominator = int(frame.submissions_in_scope.iloc[0])
-    report.add(f"<p>Top {TOP_SUBTREES} per view; coverage is over {denominator} submission"
-               f"{'s' if denominator != 1 else ''}.</p>", '<div class="row">' + "".join(out) + "</div>")
+    report.add(
+        f"<p>Top {TOP_SUBTREES} per view; coverage is over {denominator} submission"
+        f"{'s' if denominator != 1 else ''}.</p>",
+        '<div class="row">' + "".join(out) + "</div>",
+    )
 
 
 def campaign_stats(report, scope):
@@ -123,18 +148,34 @@ def campaign_stats(report, scope):
 def campaign_correlations(report, scope):
     report.heading(4, "Median Spearman ρ between metrics, all submissions", f"{scope.anchor}-rho")
     corr, sql = report.query(SQL_CAMPAIGN_CORRELATIONS, campaign=scope.campaign)
-    report.add(ch.heatmap_chart(report.charts, corr, f"{scope.campaign}: median over submissions")
-               if len(corr) else note("No correlation could be computed."), sql)
+    report.add(
+        ch.heatmap_chart(report.charts, corr, f"{scope.campaign}: median over submissions")
+        if len(corr)
+        else note("No correlation could be computed."),
+        sql,
+    )
 
 
 def campaign_dea(report, scope):
     report.heading(4, "DEA per relation, macro-average over submissions", f"{scope.anchor}-dea")
     dea, sql = report.query(SQL_CAMPAIGN_DEA, campaign=scope.campaign, min_edges=MIN_EDGES)
-    report.add(table(records(dea), [
-        ("relation", "relation", str), ("edges", "edges", fmt), ("corpora", "corpora", fmt),
-        ("submissions", "submissions", fmt), ("dea_mean", "DEA (mean)", fmt),
-        ("dea_min", "min", fmt), ("dea_max", "max", fmt)]) if len(dea)
-        else note(f"No relation has {MIN_EDGES} edges."), sql)
+    report.add(
+        table(
+            records(dea),
+            [
+                ("relation", "relation", str),
+                ("edges", "edges", fmt),
+                ("corpora", "corpora", fmt),
+                ("submissions", "submissions", fmt),
+                ("dea_mean", "DEA (mean)", fmt),
+                ("dea_min", "min", fmt),
+                ("dea_max", "max", fmt),
+            ],
+        )
+        if len(dea)
+        else note(f"No relation has {MIN_EDGES} edges."),
+        sql,
+    )
 
 
 def campaign_subtrees(report, scope):
@@ -146,6 +187,7 @@ def campaign_subtrees(report, scope):
 
 # ---------------------------------------------------------------------------------------------
 # Corpus sections.
+
 
 def ranking(report, scope):
     report.heading(4, "Submissions ranked by each score", f"{scope.anchor}-rank")
@@ -161,24 +203,34 @@ def ranking(report, scope):
     # rows in the order of the first score (corpus BLEU); the query sorts by score and rank
     first = ranked[ranked.score == scores[0]].submission.tolist()
     order = first + sorted(set(ranked.submission) - set(first))
-    rows = [{"submission": link(report.run_href(ids[sub]), sub),
-             **{s: f"{fmt(value[sub, s])} (#{rank[sub, s]})" if (sub, s) in rank else "–" for s in scores}}
-            for sub in order]
-    report.add(ch.ranking_chart(report.charts, order, scores, rank, value),
-               "<p>Each submission links to its page: weakest relations and subtrees, with example sentences.</p>",
-               table(rows, [("submission", "submission", lambda v: v)]
-                     + [(s, SCORES.get(s, s), str) for s in scores], "ranking"), sql)
+    rows = [
+        {
+            "submission": link(report.run_href(ids[sub]), sub),
+            **{s: f"{fmt(value[sub, s])} (#{rank[sub, s]})" if (sub, s) in rank else "–" for s in scores},
+        }
+        for sub in order
+    ]
+    report.add(
+        ch.ranking_chart(report.charts, order, scores, rank, value),
+        "<p>Each submission links to its page: weakest relations and subtrees, with example sentences.</p>",
+        table(
+            rows, [("submission", "submission", lambda v: v)] + [(s, SCORES.get(s, s), str) for s in scores], "ranking"
+        ),
+        sql,
+    )
 
 
 def significance_cell(row, label):
     """delta, its 95% interval and p, coloured by the winner (the row's run is a, the column's b)."""
     cls = {"a": "win", "b": "lose"}.get(row["winner"], "tie")
     verdict = {"win": "row run better", "lose": "column run better", "tie": "no significant difference"}[cls]
-    return (f'<td class="{cls}" title="{esc(label)}: {esc(row["submission_a"])} - '
-            f'{esc(row["submission_b"])}: {verdict} (bootstrap p {fmt_p(row["p_value"])}, '
-            f'approximate randomization p {fmt_p(row["p_value_ar"])})">'
-            f'{row["delta"]:+.3f}<br><span class="ci">[{fmt(row["ci_low"])}, {fmt(row["ci_high"])}]</span>'
-            f'<br><span class="p">p {fmt_p(row["p_value"])}</span></td>')
+    return (
+        f'<td class="{cls}" title="{esc(label)}: {esc(row["submission_a"])} - '
+        f'{esc(row["submission_b"])}: {verdict} (bootstrap p {fmt_p(row["p_value"])}, '
+        f'approximate randomization p {fmt_p(row["p_value_ar"])})">'
+        f'{row["delta"]:+.3f}<br><span class="ci">[{fmt(row["ci_low"])}, {fmt(row["ci_high"])}]</span>'
+        f'<br><span class="p">p {fmt_p(row["p_value"])}</span></td>'
+    )
 
 
 def significance_matrix(frame, runs, label):
@@ -187,9 +239,16 @@ def significance_matrix(frame, runs, label):
     head = '<th scope="col">a \\ b</th>' + "".join(f'<th scope="col">{esc(b)}</th>' for b in runs)
     body = ""
     for a in runs:
-        body += f'<tr><th scope="row">{esc(a)}</th>' + "".join(
-            significance_cell(cells[a, b], label) if (a, b) in cells else '<td class="self">–</td>' for b in runs) + "</tr>"
-    return f'<div class="scroll"><table class="matrix"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+        body += (
+            f'<tr><th scope="row">{esc(a)}</th>'
+            + "".join(
+                significance_cell(cells[a, b], label) if (a, b) in cells else '<td class="self">–</td>' for b in runs
+            )
+            + "</tr>"
+        )
+    return (
+        f'<div class="scroll"><table class="matrix"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    )
 
 
 def significance(report, scope):
@@ -198,10 +257,12 @@ def significance(report, scope):
     if frame.empty:
         report.add(note("No pair of runs to compare (one run on this corpus)."), sql)
         return
-    report.add("<p>Cell: the row's run minus the column's run, its 95% paired-bootstrap interval and the "
-               "bootstrap p-value (the approximate randomization p is in the tooltip). "
-               '<span class="win">Green</span>: the row run is significantly better at 0.05, '
-               '<span class="lose">red</span>: worse.</p>')
+    report.add(
+        "<p>Cell: the row's run minus the column's run, its 95% paired-bootstrap interval and the "
+        "bootstrap p-value (the approximate randomization p is in the tooltip). "
+        '<span class="win">Green</span>: the row run is significantly better at 0.05, '
+        '<span class="lose">red</span>: worse.</p>'
+    )
     for metric, label in SIGNIFICANCE_METRICS.items():
         part = frame[frame.metric == metric]
         if part.empty:
@@ -218,16 +279,23 @@ def buckets(report, scope):
     if plotted.empty:
         report.add(note("No bucket scores."), sql)
         return
-    report.add("<p>Micro DEA of each run per bucket of the reference trees (word frequency: recall of the "
-               "reference lemmas); each run's page has the table.</p>",
-               ch.bucket_chart(report.charts, plotted), sql)
+    report.add(
+        "<p>Micro DEA of each run per bucket of the reference trees (word frequency: recall of the "
+        "reference lemmas); each run's page has the table.</p>",
+        ch.bucket_chart(report.charts, plotted),
+        sql,
+    )
 
 
 def corpus_correlations(report, scope):
     report.heading(4, "Median Spearman ρ between metrics", f"{scope.anchor}-rho")
     corr, sql = report.query(SQL_CORPUS_CORRELATIONS, corpus=scope.corpus)
-    report.add(ch.heatmap_chart(report.charts, corr, f"{scope.corpus}: median over submissions")
-               if len(corr) else note("No correlation could be computed (too few sentences?)."), sql)
+    report.add(
+        ch.heatmap_chart(report.charts, corr, f"{scope.corpus}: median over submissions")
+        if len(corr)
+        else note("No correlation could be computed (too few sentences?)."),
+        sql,
+    )
 
 
 def corpus_dea(report, scope):
@@ -236,10 +304,23 @@ def corpus_dea(report, scope):
     if dea.empty:
         report.add(note(f"No relation has {MIN_EDGES} reference edges in this corpus."), sql)
         return
-    report.add(ch.dea_chart(report.charts, dea), table(records(dea), [
-        ("relation", "relation", str), ("edges", "edges", fmt), ("submissions", "submissions", fmt),
-        ("dea_mean", "DEA (mean)", fmt), ("dea_min", "min", fmt), ("dea_median", "median", fmt),
-        ("dea_max", "max", fmt)], "compact"), sql)
+    report.add(
+        ch.dea_chart(report.charts, dea),
+        table(
+            records(dea),
+            [
+                ("relation", "relation", str),
+                ("edges", "edges", fmt),
+                ("submissions", "submissions", fmt),
+                ("dea_mean", "DEA (mean)", fmt),
+                ("dea_min", "min", fmt),
+                ("dea_median", "median", fmt),
+                ("dea_max", "max", fmt),
+            ],
+            "compact",
+        ),
+        sql,
+    )
 
 
 def projectivity(report, scope):
@@ -250,16 +331,29 @@ def projectivity(report, scope):
         report.add(note("No projectivity comparison (no scored sentences)."), sql)
         return
     reasons = sorted(set(proj.skipped_reason.dropna()))
-    report.add(ch.projectivity_chart(report.charts, plotted) if len(plotted)
-               else note("No submission has both projective and non-projective sentences."),
-               "<p>* p &lt; 0.05 (two-sided Mann-Whitney U).</p>" if proj.tested.any() else "",
-               note("Not tested: " + "; ".join(reasons)) if reasons else "",
-               table(records(proj), [
-                   ("submission", "submission", str), ("score", "score", str),
-                   ("n_projective", "n proj.", fmt), ("n_nonprojective", "n non-proj.", fmt),
-                   ("median_projective", "median proj.", fmt),
-                   ("median_nonprojective", "median non-proj.", fmt), ("u", "U", lambda v: fmt(v, 1)),
-                   ("p_value", "p", fmt_p), ("tested", "tested", fmt)], "compact"), sql)
+    report.add(
+        ch.projectivity_chart(report.charts, plotted)
+        if len(plotted)
+        else note("No submission has both projective and non-projective sentences."),
+        "<p>* p &lt; 0.05 (two-sided Mann-Whitney U).</p>" if proj.tested.any() else "",
+        note("Not tested: " + "; ".join(reasons)) if reasons else "",
+        table(
+            records(proj),
+            [
+                ("submission", "submission", str),
+                ("score", "score", str),
+                ("n_projective", "n proj.", fmt),
+                ("n_nonprojective", "n non-proj.", fmt),
+                ("median_projective", "median proj.", fmt),
+                ("median_nonprojective", "median non-proj.", fmt),
+                ("u", "U", lambda v: fmt(v, 1)),
+                ("p_value", "p", fmt_p),
+                ("tested", "tested", fmt),
+            ],
+            "compact",
+        ),
+        sql,
+    )
 
 
 def corpus_subtrees(report, scope):
@@ -273,34 +367,67 @@ def rules(report, scope):
     report.heading(4, "Rule scores per rule", f"{scope.anchor}-rules")
     frame, sql = report.query(SQL_RULES, campaign=scope.campaign, corpus=scope.corpus, top=TOP_RULES)
     if frame.empty:
-        report.add(note("No rule scores: rules are checked on parsed outputs only (processor stanza "
-                        "or runs loaded as CoNLL-U), and only where the language has rules."), sql)
+        report.add(
+            note(
+                "No rule scores: rules are checked on parsed outputs only (processor stanza "
+                "or runs loaded as CoNLL-U), and only where the language has rules."
+            ),
+            sql,
+        )
         return
     fired = int(frame.rules_fired.iloc[0])
-    report.add(f"<p>{len(frame)} worst of {fired} rules that fired.</p>",
-               ch.rules_chart(report.charts, frame), table(records(frame), [
-                   ("rule_id", "rule", str), ("submissions", "submissions", fmt),
-                   ("matches", "matches", fmt), ("failures", "failures", fmt),
-                   ("pooled_score", "pooled", fmt), ("score_mean", "mean", fmt),
-                   ("score_min", "min", fmt), ("score_max", "max", fmt)], "compact"), sql)
+    report.add(
+        f"<p>{len(frame)} worst of {fired} rules that fired.</p>",
+        ch.rules_chart(report.charts, frame),
+        table(
+            records(frame),
+            [
+                ("rule_id", "rule", str),
+                ("submissions", "submissions", fmt),
+                ("matches", "matches", fmt),
+                ("failures", "failures", fmt),
+                ("pooled_score", "pooled", fmt),
+                ("score_mean", "mean", fmt),
+                ("score_min", "min", fmt),
+                ("score_max", "max", fmt),
+            ],
+            "compact",
+        ),
+        sql,
+    )
 
 
 # The page order. Append a function (report, scope) to add a section.
 CAMPAIGN_SECTIONS = [campaign_stats, campaign_correlations, campaign_dea, campaign_subtrees]
-CORPUS_SECTIONS = [ranking, significance, buckets, corpus_correlations, corpus_dea, projectivity,
-                   corpus_subtrees, rules]
+CORPUS_SECTIONS = [
+    ranking,
+    significance,
+    buckets,
+    corpus_correlations,
+    corpus_dea,
+    projectivity,
+    corpus_subtrees,
+    rules,
+]
 
 
 # ---------------------------------------------------------------------------------------------
+
 
 def render(con, run_href):
     """Every section, in page order."""
     report = Overview(con, run_href)
     report.heading(2, "Campaigns", "campaigns")
     campaigns, sql = report.query(SQL_CAMPAIGNS)
-    report.add(table(records(campaigns), [
-        ("campaign", "campaign", str), ("corpora", "corpora", fmt), ("submissions", "submissions", fmt)])
-        if len(campaigns) else note("No submissions loaded."), sql)
+    report.add(
+        table(
+            records(campaigns),
+            [("campaign", "campaign", str), ("corpora", "corpora", fmt), ("submissions", "submissions", fmt)],
+        )
+        if len(campaigns)
+        else note("No submissions loaded."),
+        sql,
+    )
     for ci, campaign in enumerate(campaigns.campaign):
         print(f"report: campaign {campaign}", file=sys.stderr)
         scope = Scope(campaign, None, f"c{ci}")
@@ -327,8 +454,9 @@ def render(con, run_href):
 
 
 def page_body(report, title, built):
-    toc = "".join(f'<li class="l{level}"><a href="#{anchor}">{esc(text)}</a></li>'
-                  for level, text, anchor in report.toc)
+    toc = "".join(
+        f'<li class="l{level}"><a href="#{anchor}">{esc(text)}</a></li>' for level, text, anchor in report.toc
+    )
     return Html(f"""<main id="main">
 <h1>srlens report</h1>
 <p>Warehouse <code>{esc(title)}</code>, {esc(built)}. The figures are defined in SPEC.md; the SQL behind
@@ -339,4 +467,3 @@ NP: non-projective sentences, S: submissions, MSS: mean suspicion score.</p>
 <nav aria-label="contents"><ul>{toc}</ul></nav>
 {"".join(report.parts)}
 </main>""")
-

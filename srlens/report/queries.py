@@ -6,15 +6,25 @@ also reads the analysis trees and output words of the example sentences (interme
 from srlens.definitions import MINING_VIEWS
 
 # The marts the report reads; a warehouse without them has not been built.
-REQUIRED_MARTS = ("corpus_stats", "submission_scores", "sentence_scores", "dea_by_relation",
-                  "correlation_summary", "projectivity_tests", "suspicious_subtrees",
-                  "suspicious_subtrees_summary", "lambre_rule_scores", "pairwise_significance",
-                  "bucket_scores", "error_examples")
+REQUIRED_MARTS = (
+    "corpus_stats",
+    "submission_scores",
+    "sentence_scores",
+    "dea_by_relation",
+    "correlation_summary",
+    "projectivity_tests",
+    "suspicious_subtrees",
+    "suspicious_subtrees_summary",
+    "lambre_rule_scores",
+    "pairwise_significance",
+    "bucket_scores",
+    "error_examples",
+)
 
-TOP_SUBTREES = 20     # per view
-TOP_RULES = 30        # worst rules by mean score
-MIN_EDGES = 20        # a relation needs this many reference edges to be shown in DEA per relation
-MAX_BARS = 40         # submissions a chart shows (tables show all)
+TOP_SUBTREES = 20  # per view
+TOP_RULES = 30  # worst rules by mean score
+MIN_EDGES = 20  # a relation needs this many reference edges to be shown in DEA per relation
+MAX_BARS = 40  # submissions a chart shows (tables show all)
 VIEWS = MINING_VIEWS  # srlens/definitions.py
 SIGNIFICANCE_METRICS = {"corpus_bleu": "BLEU (corpus)", "dea": "DEA (micro)"}
 
@@ -37,12 +47,22 @@ SCORES = {
 # Sentence-level variables of the correlation study (SPEC 10), in the order of
 # int_corr_sentence_values.
 METRICS = {
-    "bleu": "BLEU", "dea": "DEA", "simple_string_accuracy": "SSA",
-    "generation_string_accuracy": "GSA", "simple_tree_accuracy": "STA",
-    "generation_tree_accuracy": "GTA", "reorder_accuracy": "reorder", "rule_score": "rule",
-    "fluency_z": "fluency", "adequacy_z": "adequacy", "tree_depth": "depth",
-    "tree_length": "length", "mean_dependency_distance": "MDD", "mean_flux_size": "MFS",
-    "mean_flux_weight": "MFW", "mean_arity": "arity",
+    "bleu": "BLEU",
+    "dea": "DEA",
+    "simple_string_accuracy": "SSA",
+    "generation_string_accuracy": "GSA",
+    "simple_tree_accuracy": "STA",
+    "generation_tree_accuracy": "GTA",
+    "reorder_accuracy": "reorder",
+    "rule_score": "rule",
+    "fluency_z": "fluency",
+    "adequacy_z": "adequacy",
+    "tree_depth": "depth",
+    "tree_length": "length",
+    "mean_dependency_distance": "MDD",
+    "mean_flux_size": "MFS",
+    "mean_flux_weight": "MFW",
+    "mean_arity": "arity",
 }
 
 # ---------------------------------------------------------------------------------------------

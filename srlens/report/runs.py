@@ -51,8 +51,17 @@ def relations_table(rows):
         anchor = examples_anchor("relation", r["relation"])
         r["relation"] = link(f"#{anchor}", r["relation"]) if r["examples"] else r["relation"]
         r["examples"] = examples_link(r["examples"], anchor)
-    return table(rows, [("relation", "relation", str), ("edges", "edges", fmt), ("matched", "matched", fmt),
-                        ("dea", "DEA", fmt), ("examples", "examples", str)], "relations")
+    return table(
+        rows,
+        [
+            ("relation", "relation", str),
+            ("edges", "edges", fmt),
+            ("matched", "matched", fmt),
+            ("dea", "DEA", fmt),
+            ("examples", "examples", str),
+        ],
+        "relations",
+    )
 
 
 def subtrees_table(rows):
@@ -60,16 +69,35 @@ def subtrees_table(rows):
         anchor = examples_anchor("subtree", r["subtree"], r["view"])
         r["subtree"] = link(f"#{anchor}", r["subtree"]) if r["examples"] else r["subtree"]
         r["examples"] = examples_link(r["examples"], anchor)
-    return table(rows, [("view", "view", str), ("subtree", "subtree", str), ("c_f", "C(f)", fmt),
-                        ("c_f_fail", "C(f|F)", fmt), ("suspicion", "S(f)", fmt), ("examples", "examples", str)],
-                 "subtrees")
+    return table(
+        rows,
+        [
+            ("view", "view", str),
+            ("subtree", "subtree", str),
+            ("c_f", "C(f)", fmt),
+            ("c_f_fail", "C(f|F)", fmt),
+            ("suspicion", "S(f)", fmt),
+            ("examples", "examples", str),
+        ],
+        "subtrees",
+    )
 
 
 def buckets_table(rows):
-    return table(rows, [
-        ("dimension", "dimension", str), ("bucket", "bucket", str), ("sentences", "sentences", fmt),
-        ("edges", "edges", fmt), ("dea", "DEA", fmt), ("corpus_bleu", "BLEU (corpus)", fmt),
-        ("lemmas", "lemmas", fmt), ("lemma_recall", "lemma recall", fmt)], "buckets")
+    return table(
+        rows,
+        [
+            ("dimension", "dimension", str),
+            ("bucket", "bucket", str),
+            ("sentences", "sentences", fmt),
+            ("edges", "edges", fmt),
+            ("dea", "DEA", fmt),
+            ("corpus_bleu", "BLEU (corpus)", fmt),
+            ("lemmas", "lemmas", fmt),
+            ("lemma_recall", "lemma recall", fmt),
+        ],
+        "buckets",
+    )
 
 
 def example_sections(examples, submission_id):
@@ -79,15 +107,29 @@ def example_sections(examples, submission_id):
         title = f"relation {key}" if kind == "relation" else f"subtree {key} (view {view})"
         rows = []
         for r in part:
-            rows.append({**r, "sentence": link("../" + sentence_file(submission_id, r["sent_idx"]),
-                                               short(r["sent_id"]), title=r["sent_id"]),
-                         "of_key": f'{r["key_missed"]} of {r["key_edges"]}' if kind == "relation" else "–"})
-        columns = [("rank", "rank", fmt), ("sentence", "sentence", str),
-                   *([("of_key", f"missed {key}", str)] if kind == "relation" else []),
-                   ("missed", "missed edges", fmt), ("edges", "edges", fmt), ("bleu", "BLEU", fmt),
-                   ("reference_text", "reference", str), ("output_text", "output", str)]
-        out.append(f'<section id="{examples_anchor(kind, key, view)}" class="examples">'
-                   f"<h3>{esc(title)}</h3>" + table(rows, columns, "examples") + "</section>")
+            rows.append(
+                {
+                    **r,
+                    "sentence": link(
+                        "../" + sentence_file(submission_id, r["sent_idx"]), short(r["sent_id"]), title=r["sent_id"]
+                    ),
+                    "of_key": f'{r["key_missed"]} of {r["key_edges"]}' if kind == "relation" else "–",
+                }
+            )
+        columns = [
+            ("rank", "rank", fmt),
+            ("sentence", "sentence", str),
+            *([("of_key", f"missed {key}", str)] if kind == "relation" else []),
+            ("missed", "missed edges", fmt),
+            ("edges", "edges", fmt),
+            ("bleu", "BLEU", fmt),
+            ("reference_text", "reference", str),
+            ("output_text", "output", str),
+        ]
+        out.append(
+            f'<section id="{examples_anchor(kind, key, view)}" class="examples">'
+            f"<h3>{esc(title)}</h3>" + table(rows, columns, "examples") + "</section>"
+        )
     return "".join(out)
 
 

@@ -33,10 +33,22 @@ def sentence_page(run, rows, words, output):
     back = "../../" + run_file(run["submission_id"])
     keys = "".join(
         f'<li>{link(back + "#" + examples_anchor(r["kind"], r["key"], r["view"]), label(r))} (rank {r["rank"]})</li>'
-        for r in rows)
-    edges = table(missed_edges, [
-        ("relation", "relation", str), ("head", "head", str), ("dependent", "dependent", str),
-        ("distance", "distance", str)], "missed-edges") if missed_edges else ""
+        for r in rows
+    )
+    edges = (
+        table(
+            missed_edges,
+            [
+                ("relation", "relation", str),
+                ("head", "head", str),
+                ("dependent", "dependent", str),
+                ("distance", "distance", str),
+            ],
+            "missed-edges",
+        )
+        if missed_edges
+        else ""
+    )
     title = f"{run['submission']}: sentence {first['sent_id']}"
     body = f"""<nav class="crumbs" aria-label="breadcrumbs"><a href="../../index.html">report</a> ›
 <a href="{esc(back)}">{esc(run['submission'])} on {esc(run['corpus'])}</a> › {esc(first['sent_id'])}</nav>
@@ -76,5 +88,4 @@ def sentence_pages(con, run, examples):
     by_sentence = sorted(examples, key=lambda r: r["sent_idx"])  # stable: each sentence's rows keep their order
     for sent_idx, part in groupby(by_sentence, key=lambda r: r["sent_idx"]):
         rows = list(part)
-        yield sent_idx, sentence_page(run, rows, ref_by_sentence.get(sent_idx, []),
-                                      out_by_sentence.get(sent_idx, []))
+        yield sent_idx, sentence_page(run, rows, ref_by_sentence.get(sent_idx, []), out_by_sentence.get(sent_idx, []))

@@ -20,7 +20,9 @@ from srlens.loaders.load import load_outputs, load_treebank
 from tests.test_loaders import GOOD
 
 # The loader tests' two sentences (a multiword token, an empty node, punctuation) and two more.
-TREEBANK = GOOD + """# sent_id = s3
+TREEBANK = (
+    GOOD
+    + """# sent_id = s3
 # text = Birds sing.
 0.1\tthey\t_\tPRON\t_\t_\t_\t_\t1:nsubj\t_
 1\tBirds\tbird\tNOUN\tNNS\t_\t2\tnsubj\t_\t_
@@ -33,12 +35,41 @@ TREEBANK = GOOD + """# sent_id = s3
 2\tswim\tswim\tVERB\tVBP\t_\t0\troot\t_\t_
 
 """
-SR_RUN = ("# sent_id = s2\n# text = Cats do not sleep .\n\n# sent_id = s1\n# text = Dogs bark\n\n"
-          "# sent_id = s4\n# text = Fish swim .\n\n# sent_id = s3\n# text = Birds sing .\n")
+)
+SR_RUN = (
+    "# sent_id = s2\n# text = Cats do not sleep .\n\n# sent_id = s1\n# text = Dogs bark\n\n"
+    "# sent_id = s4\n# text = Fish swim .\n\n# sent_id = s3\n# text = Birds sing .\n"
+)
 CORPUS, MUTANT_CORPUS = "base", "mutant"  # runs are matched against CORPUS; treebank mutant N is MUTANT_CORPUS + N
 
-VALUES = ["", "_", "0", "1", "2", "-1", "99", "007", "1-2", "2-1", "3-3", "1.1", "0.1", "4.2", "x", "\u0663",
-          "1e3", " 1", "\x1b[31m", "root", "punct", "a b", "99999999999999999999", "s1", "s9", "\u202e1"]
+VALUES = [
+    "",
+    "_",
+    "0",
+    "1",
+    "2",
+    "-1",
+    "99",
+    "007",
+    "1-2",
+    "2-1",
+    "3-3",
+    "1.1",
+    "0.1",
+    "4.2",
+    "x",
+    "\u0663",
+    "1e3",
+    " 1",
+    "\x1b[31m",
+    "root",
+    "punct",
+    "a b",
+    "99999999999999999999",
+    "s1",
+    "s9",
+    "\u202e1",
+]
 JUNK = ["\x00", "\x1b[2J", "\x0b", "\x1c", "\u2028", "\ufeff", "\r", "\t", "\u00a0", "\udcff", "\x85"]
 
 
@@ -129,10 +160,18 @@ def mutate(rng, data):
             b[rng.randrange(len(b))] = rng.randrange(256)
         out = bytes(b)
     elif op == 15:
-        out = out[:rng.randrange(len(out) + 1)]
+        out = out[: rng.randrange(len(out) + 1)]
     elif op == 16:
-        out = rng.choice([b"\xef\xbb\xbf" + out, out.replace(b"\n", b"\r\n"), out.replace(b"\n", b"\r\n", 3),
-                          out.rstrip(b"\n"), out + b"\n\n", out.replace(b"\n", b"\r")])
+        out = rng.choice(
+            [
+                b"\xef\xbb\xbf" + out,
+                out.replace(b"\n", b"\r\n"),
+                out.replace(b"\n", b"\r\n", 3),
+                out.rstrip(b"\n"),
+                out + b"\n\n",
+                out.replace(b"\n", b"\r"),
+            ]
+        )
     elif op == 17:
         try:
             out = out.decode("utf-8").encode(rng.choice(["utf-16", "latin-1", "utf-16-le", "cp1252"]))
@@ -200,8 +239,7 @@ class Fuzzer:
                 self.problems.append(f"seed {seed}: the error is not one printable line: {str(err)!r}")
         except Exception as err:  # noqa: BLE001 - the point: anything but LoadError is a defect
             outcome = "crashed"
-            self.problems.append(f"seed {seed}: {kind} {fmt} (--format {given}) raised {type(err).__name__}: "
-                                 f"{err!r}")
+            self.problems.append(f"seed {seed}: {kind} {fmt} (--format {given}) raised {type(err).__name__}: {err!r}")
             self.digest = sha256(self.warehouse)
         else:
             outcome = "accepted"
@@ -216,9 +254,13 @@ class Fuzzer:
         try:
             for seed, kind, data in self.accepted:
                 blocks = blocks_of(data)
-                problem = "the file is not UTF-8" if blocks is None else \
-                    _check_treebank(con, f"{MUTANT_CORPUS}{seed}", blocks) if kind == "treebank" else \
-                    _check_run(con, f"r{seed}", data, blocks)
+                problem = (
+                    "the file is not UTF-8"
+                    if blocks is None
+                    else _check_treebank(con, f"{MUTANT_CORPUS}{seed}", blocks)
+                    if kind == "treebank"
+                    else _check_run(con, f"r{seed}", data, blocks)
+                )
                 if problem:
                     self.problems.append(f"seed {seed}: {kind} accepted, but {problem}")
         finally:
@@ -231,13 +273,17 @@ def _token_lines(lines):
 
 
 def _check_treebank(con, corpus, blocks):
-    got = con.execute("select sent_id, first_line from raw.sentences where corpus = ? order by sent_idx",
-                      [corpus]).fetchall()
+    got = con.execute(
+        "select sent_id, first_line from raw.sentences where corpus = ? order by sent_idx", [corpus]
+    ).fetchall()
     expected = [(comment_value(lines, "sent_id") or str(k), first) for k, (first, lines) in enumerate(blocks, 1)]
     if got != expected:
         return f"sentences {got} differ from the file's {expected}"
-    tokens, words = con.execute("select count(*), count(*) filter (where id not like '%-%' and id not like '%.%') "
-                                "from raw.tokens where corpus = ?", [corpus]).fetchone()
+    tokens, words = con.execute(
+        "select count(*), count(*) filter (where id not like '%-%' and id not like '%.%') "
+        "from raw.tokens where corpus = ?",
+        [corpus],
+    ).fetchone()
     lines = [line for _, block in blocks for line in _token_lines(block)]
     if tokens != len(lines) or words != sum(line.split("\t")[0].isdigit() for line in lines):
         return f"{tokens} tokens ({words} words) loaded, the file has {len(lines)} token lines"
@@ -245,20 +291,27 @@ def _check_treebank(con, corpus, blocks):
 
 
 def _check_run(con, run, data, blocks):
-    treebank_ids = {r[0] for r in con.execute("select sent_id from raw.sentences where corpus = ?", [CORPUS]).fetchall()}
+    treebank_ids = {
+        r[0] for r in con.execute("select sent_id from raw.sentences where corpus = ?", [CORPUS]).fetchall()
+    }
     reference = len(treebank_ids)
     submission, format_, matched_by = con.execute(
-        "select submission_id, format, matched_by from raw.submissions where corpus = ? and team = 'fuzz' "
-        "and run = ?", [CORPUS, run]).fetchone()
-    rows = con.execute("select sent_idx, sent_id, text, line_no from raw.outputs where submission_id = ? "
-                       "and not is_missing order by line_no", [submission]).fetchall()
+        "select submission_id, format, matched_by from raw.submissions where corpus = ? and team = 'fuzz' and run = ?",
+        [CORPUS, run],
+    ).fetchone()
+    rows = con.execute(
+        "select sent_idx, sent_id, text, line_no from raw.outputs where submission_id = ? "
+        "and not is_missing order by line_no",
+        [submission],
+    ).fetchall()
     if format_ == "text":  # one sentence a line
         lines = data.decode("utf-8").removeprefix("\ufeff").split("\n")
         count = len(lines) - (lines[-1] == "")
         return None if len(rows) == count == reference else f"{len(rows)} of {count} lines loaded"
     if [r[3] for r in rows] != [first for first, _ in blocks]:
-        return f"sentences at lines {[r[3] for r in rows]} loaded, the file has blocks at " \
-               f"{[first for first, _ in blocks]}"
+        return (
+            f"sentences at lines {[r[3] for r in rows]} loaded, the file has blocks at {[first for first, _ in blocks]}"
+        )
     if len(blocks) != reference:
         return f"a run of {len(blocks)} sentences was accepted for {reference} without --allow-partial"
     # Never a guess: the treebank's ids on every sentence (matched by them), or on none (matched by order).
@@ -276,8 +329,9 @@ def _check_run(con, run, data, blocks):
         if format_ == "sr" and (own_text or "") != (text or ""):
             return f"the text at line {first} is {own_text!r} but {text!r} was loaded"
     if format_ == "conllu":
-        tokens = con.execute("select count(*) from raw.output_tokens where submission_id = ?",
-                             [submission]).fetchone()[0]
+        tokens = con.execute("select count(*) from raw.output_tokens where submission_id = ?", [submission]).fetchone()[
+            0
+        ]
         expected = sum(len(_token_lines(lines)) for _, lines in blocks)
         if tokens != expected:
             return f"{tokens} output tokens loaded, the file has {expected} token lines"

@@ -18,8 +18,11 @@ from tests.conftest import REPO, entropy_example_conllu
 
 REFUSED = [
     # (--var text, words the one-line error must hold)
-    ("correlation_alpha=0,05", "correlation_alpha takes a number between 0 and 1, both excluded, e.g. 0.05 "
-                               "(write a decimal point, not a comma)"),
+    (
+        "correlation_alpha=0,05",
+        "correlation_alpha takes a number between 0 and 1, both excluded, e.g. 0.05 "
+        "(write a decimal point, not a comma)",
+    ),
     ("correlation_alpha=0.05 or true", "correlation_alpha takes a number between 0 and 1"),
     ("correlation_alpha=(select 1)", "correlation_alpha takes a number between 0 and 1"),
     ("correlation_alpha=0", "correlation_alpha takes a number between 0 and 1, both excluded"),
@@ -28,7 +31,10 @@ REFUSED = [
     ("correlation_alpha=Infinity", "correlation_alpha takes a number"),
     ("correlation_alpha=true", "correlation_alpha takes a number"),
     ("correlation_alpha=\"0.05\"", "correlation_alpha takes a number"),
-    ("projectivity_min_nonprojective_share=0.05 or 1=1", "projectivity_min_nonprojective_share takes a number from 0 to 1"),
+    (
+        "projectivity_min_nonprojective_share=0.05 or 1=1",
+        "projectivity_min_nonprojective_share takes a number from 0 to 1",
+    ),
     ("projectivity_min_nonprojective_share=-0.1", "projectivity_min_nonprojective_share takes a number from 0 to 1"),
     ("projectivity_min_nonprojective_share=1.5", "projectivity_min_nonprojective_share takes a number from 0 to 1"),
     ("mining_quantile=0,25", "mining_quantile takes a number from 0 to 1 (write a decimal point, not a comma)"),
@@ -60,8 +66,9 @@ def small_warehouse(tmp_path_factory):
     treebank, run = root / "entropy.conllu", root / "run.txt"
     treebank.write_text(entropy_example_conllu())
     # every fifth sentence in the wrong order, so that scores vary
-    run.write_text("".join(("dog big" if i % 5 == 0 else "big dog" if i < 20 else "dog big") + "\n"
-                           for i in range(100)))
+    run.write_text(
+        "".join(("dog big" if i % 5 == 0 else "big dog" if i < 20 else "dog big") + "\n" for i in range(100))
+    )
     warehouse = root / "w.duckdb"
     load_treebank(warehouse, treebank, "entropy_example")
     load_outputs(warehouse, run, "entropy_example", "t", "r")
@@ -69,8 +76,11 @@ def small_warehouse(tmp_path_factory):
 
 
 def folder_state(warehouse):
-    return (sha256(warehouse), sha256(warehouse.with_name(warehouse.name + ".wal")),
-            sorted(p.name for p in warehouse.parent.iterdir()))
+    return (
+        sha256(warehouse),
+        sha256(warehouse.with_name(warehouse.name + ".wal")),
+        sorted(p.name for p in warehouse.parent.iterdir()),
+    )
 
 
 @pytest.mark.parametrize("text, words", REFUSED, ids=[t for t, _ in REFUSED])
@@ -91,12 +101,19 @@ def test_the_python_build_checks_vars_too(small_warehouse):
     assert folder_state(small_warehouse) == before
 
 
-@pytest.mark.parametrize("text, value", [
-    ("correlation_alpha=0.01", 0.01), ("correlation_alpha=1e-3", 0.001), ("mining_quantile=0", 0),
-    ("mining_quantile=1", 1), ("mining_min_support=3", 3), ("mining_metric=fluency_z", "fluency_z"),
-    ("projectivity_min_nonprojective_share=0", 0),
-    ("entropy_corpus={\"en_ewt_test\": \"en_ewt_train\"}", {"en_ewt_test": "en_ewt_train"}),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("correlation_alpha=0.01", 0.01),
+        ("correlation_alpha=1e-3", 0.001),
+        ("mining_quantile=0", 0),
+        ("mining_quantile=1", 1),
+        ("mining_min_support=3", 3),
+        ("mining_metric=fluency_z", "fluency_z"),
+        ("projectivity_min_nonprojective_share=0", 0),
+        ("entropy_corpus={\"en_ewt_test\": \"en_ewt_train\"}", {"en_ewt_test": "en_ewt_train"}),
+    ],
+)
 def test_good_values_pass_unchanged(text, value):
     key, parsed = parse_var(text)
     assert build_vars.check({key: parsed}) == {key: value}
@@ -134,9 +151,12 @@ def test_vars_reach_the_sql_as_checked_literals(small_warehouse, tmp_path):
     odd = "x'); drop table raw.sentences; --"
     copy = tmp_path / "w.duckdb"
     copy.write_bytes(small_warehouse.read_bytes())
-    build(copy, echo=False, processor="aligned",
-          dbt_vars={"correlation_alpha": 0.0123, "entropy_corpus": {odd: "entropy_example"},
-                    "mining_quantile": 0.4})
+    build(
+        copy,
+        echo=False,
+        processor="aligned",
+        dbt_vars={"correlation_alpha": 0.0123, "entropy_corpus": {odd: "entropy_example"}, "mining_quantile": 0.4},
+    )
     compiled = {p.name: p.read_text() for p in (tmp_path / ".w.duckdb.dbt" / "target" / "compiled").rglob("*.sql")}
     assert "p_holm < 0.0123 as significant" in compiled["metric_correlations.sql"]
     assert "('x''); drop table raw.sentences; --', 'entropy_example')" in compiled["entropy_dea_correlation.sql"]
@@ -155,8 +175,10 @@ def test_vars_reach_the_sql_as_checked_literals(small_warehouse, tmp_path):
     assert recorded["mining_metric"] == "bleu"  # the defaults are passed (and recorded) too
     # status lists only what differs from the defaults
     vars_line = next(line for line in status(copy).splitlines() if line.startswith("  vars: "))
-    assert vars_line == ('  vars: correlation_alpha=0.0123, entropy_corpus={"x\'); drop table raw.sentences; --": '
-                         '"entropy_example"}, mining_quantile=0.4')
+    assert vars_line == (
+        '  vars: correlation_alpha=0.0123, entropy_corpus={"x\'); drop table raw.sentences; --": '
+        '"entropy_example"}, mining_quantile=0.4'
+    )
 
 
 def test_the_readme_table_lists_every_var_with_its_default():

@@ -35,17 +35,28 @@ def environment(**extra):
 
 def srlens(*args, cwd, **env):
     """Run srlens to the end; returns the CompletedProcess."""
-    return subprocess.run([sys.executable, "-m", "srlens.cli", *map(str, args)], cwd=cwd, env=environment(**env),
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "srlens.cli", *map(str, args)],
+        cwd=cwd,
+        env=environment(**env),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 class Running:
     """srlens in the background; its stderr lines are collected by a thread as they come."""
 
     def __init__(self, *args, cwd, **env):
-        self.proc = subprocess.Popen([sys.executable, "-m", "srlens.cli", *map(str, args)], cwd=cwd,
-                                     env=environment(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "srlens.cli", *map(str, args)],
+            cwd=cwd,
+            env=environment(**env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.lines, self._queue = [], queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -144,8 +155,22 @@ def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("built")
     (root / "run.txt").write_text(RUN_TEXT)
     assert srlens("--warehouse", "e.duckdb", "load-treebank", FIGURE1, "--corpus", "figure1", cwd=root).returncode == 0
-    assert srlens("--warehouse", "e.duckdb", "load-outputs", "run.txt", "--corpus", "figure1", "--team", "t",
-                  "--run", "plain", cwd=root).returncode == 0
+    assert (
+        srlens(
+            "--warehouse",
+            "e.duckdb",
+            "load-outputs",
+            "run.txt",
+            "--corpus",
+            "figure1",
+            "--team",
+            "t",
+            "--run",
+            "plain",
+            cwd=root,
+        ).returncode
+        == 0
+    )
     done = srlens("--warehouse", "e.duckdb", "build", "--processor", "aligned", cwd=root)
     assert done.returncode == 0, done.stderr
     return root / "e.duckdb"
@@ -161,6 +186,7 @@ def wh(built, tmp_path):
 
 # --- 21.1: every name of the file is the same warehouse ---------------------------------------
 
+
 def test_loads_through_a_symlink_and_a_hard_link_during_a_build_are_never_lost(wh):
     folder = wh.parent
     (folder / "link.duckdb").symlink_to("e.duckdb")
@@ -168,12 +194,34 @@ def test_loads_through_a_symlink_and_a_hard_link_during_a_build_are_never_lost(w
     build = Running("--warehouse", "e.duckdb", "build", "--full-refresh", "--processor", "aligned", cwd=folder)
     build.wait_for_line(r"START sql")  # dbt is running: the build holds the warehouse
     # Through the symlink: the same lock, so the load waits for the build, then loads.
-    via_symlink = Running("--warehouse", "link.duckdb", "load-outputs", "run.txt", "--corpus", "figure1",
-                          "--team", "t", "--run", "during", cwd=folder)
+    via_symlink = Running(
+        "--warehouse",
+        "link.duckdb",
+        "load-outputs",
+        "run.txt",
+        "--corpus",
+        "figure1",
+        "--team",
+        "t",
+        "--run",
+        "during",
+        cwd=folder,
+    )
     via_symlink.wait_for_line(r"waiting for another srlens command on .*e\.duckdb")
     # Through the hard link: DuckDB itself refuses the writer; one line, nothing claimed.
-    via_hard_link = srlens("--warehouse", "hard.duckdb", "load-outputs", "run.txt", "--corpus", "figure1",
-                           "--team", "t", "--run", "hard", cwd=folder)
+    via_hard_link = srlens(
+        "--warehouse",
+        "hard.duckdb",
+        "load-outputs",
+        "run.txt",
+        "--corpus",
+        "figure1",
+        "--team",
+        "t",
+        "--run",
+        "hard",
+        cwd=folder,
+    )
     assert via_hard_link.returncode == 2
     assert via_hard_link.stdout == ""
     assert via_hard_link.stderr.count("\n") == 1 and "Traceback" not in via_hard_link.stderr
@@ -195,8 +243,9 @@ def test_a_build_never_replaces_a_file_written_behind_its_back(wh, tmp_path):
     con = duckdb.connect(str(other))
     con.execute("update raw.submissions set run = 'written_behind'")
     con.close()
-    build = Running("--warehouse", "e.duckdb", "build", "--processor", "aligned", cwd=wh.parent,
-                    SRLENS_TEST_STOP_AT="swap")
+    build = Running(
+        "--warehouse", "e.duckdb", "build", "--processor", "aligned", cwd=wh.parent, SRLENS_TEST_STOP_AT="swap"
+    )
     build.wait_stopped()
     subprocess.run(["cp", str(other), str(wh)], check=True)  # in place: same inode, new content
     build.proc.send_signal(signal.SIGCONT)
@@ -208,6 +257,7 @@ def test_a_build_never_replaces_a_file_written_behind_its_back(wh, tmp_path):
 
 
 # --- 14.4: a killed build leaves the previous warehouse, and the next build cleans up ---------
+
 
 def test_builds_killed_at_each_step_leave_the_warehouse_and_the_next_build_cleans_up(wh):
     folder, before = wh.parent, sha256(wh)
@@ -250,8 +300,9 @@ def test_a_full_disk_during_a_build_leaves_the_previous_warehouse_and_no_copy(wh
     disk = tmp_path / "disk"
     disk.mkdir()
     size_kb = wh.stat().st_size * 3 // 2 // 1024  # room for the warehouse, not for its copy
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", str(disk)],
-                             capture_output=True, text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size_kb}k", "tmpfs", str(disk)], capture_output=True, text=True
+    )
     if mounted.returncode:
         pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.strip()}")
     try:
@@ -269,10 +320,14 @@ def test_a_full_disk_during_a_build_leaves_the_previous_warehouse_and_no_copy(wh
 
 # --- 14.4: a killed load leaves the warehouse as it was ----------------------------------------
 
-@pytest.mark.parametrize("command", [
-    ("load-outputs", "run.txt", "--corpus", "figure1", "--team", "t", "--run", "plain", "--format", "text"),
-    ("load-treebank", FIGURE1, "--corpus", "figure1"),
-])
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("load-outputs", "run.txt", "--corpus", "figure1", "--team", "t", "--run", "plain", "--format", "text"),
+        ("load-treebank", FIGURE1, "--corpus", "figure1"),
+    ],
+)
 def test_a_load_killed_just_before_its_commit_changes_nothing(wh, command):
     (wh.parent / "run.txt").write_text("My time at Franklin High School I enjoyed .\n")  # a different text
     before = table_snapshot(wh)
@@ -288,21 +343,28 @@ def test_a_load_killed_just_before_its_commit_changes_nothing(wh, command):
 
 # --- 14.6: a writing command never creates a file in a folder that does not exist ---------------
 
-@pytest.mark.parametrize("command", [
-    ("load-treebank", FIGURE1, "--corpus", "figure1"),
-    ("load-outputs", "run.txt", "--corpus", "figure1", "--team", "t", "--run", "r"),
-])
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("load-treebank", FIGURE1, "--corpus", "figure1"),
+        ("load-outputs", "run.txt", "--corpus", "figure1", "--team", "t", "--run", "r"),
+    ],
+)
 def test_writing_into_a_missing_folder_is_an_error_naming_it(tmp_path, command):
     (tmp_path / "run.txt").write_text(RUN_TEXT)
     done = srlens("--warehouse", "no/such/folder/w.duckdb", *command, cwd=tmp_path)
     assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr == (f"srlens: error: the folder {tmp_path}/no/such/folder of the warehouse "
-                           f"no/such/folder/w.duckdb does not exist: create it (mkdir -p {tmp_path}/no/such/folder) "
-                           "or name another --warehouse\n")
+    assert done.stderr == (
+        f"srlens: error: the folder {tmp_path}/no/such/folder of the warehouse "
+        f"no/such/folder/w.duckdb does not exist: create it (mkdir -p {tmp_path}/no/such/folder) "
+        "or name another --warehouse\n"
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.txt"]
 
 
 # --- 14.5: bounded memory on any output ---------------------------------------------------------
+
 
 def test_an_output_longer_than_the_guard_is_parsed_in_chunks_and_stays_scored(tmp_path):
     require_shared()
@@ -311,15 +373,44 @@ def test_an_output_longer_than_the_guard_is_parsed_in_chunks_and_stays_scored(tm
         pytest.fail(f"the shared English stanza models are missing from {models}")
     words = ("I enjoyed my time at Franklin High School and " * 7).split()  # 63 words, no sentence end
     (tmp_path / "run.txt").write_text(" ".join(words) + "\n")
-    assert srlens("--warehouse", "e.duckdb", "load-treebank", FIGURE1, "--corpus", "figure1", "--language", "en",
-                  cwd=tmp_path).returncode == 0
-    assert srlens("--warehouse", "e.duckdb", "load-outputs", "run.txt", "--corpus", "figure1", "--team", "t",
-                  "--run", "loop", cwd=tmp_path).returncode == 0
-    done = srlens("--warehouse", "e.duckdb", "build", "--processor", "stanza", "--stanza-dir", models, cwd=tmp_path,
-                  SRLENS_STANZA_MAX_WORDS="25")
+    assert (
+        srlens(
+            "--warehouse", "e.duckdb", "load-treebank", FIGURE1, "--corpus", "figure1", "--language", "en", cwd=tmp_path
+        ).returncode
+        == 0
+    )
+    assert (
+        srlens(
+            "--warehouse",
+            "e.duckdb",
+            "load-outputs",
+            "run.txt",
+            "--corpus",
+            "figure1",
+            "--team",
+            "t",
+            "--run",
+            "loop",
+            cwd=tmp_path,
+        ).returncode
+        == 0
+    )
+    done = srlens(
+        "--warehouse",
+        "e.duckdb",
+        "build",
+        "--processor",
+        "stanza",
+        "--stanza-dir",
+        models,
+        cwd=tmp_path,
+        SRLENS_STANZA_MAX_WORDS="25",
+    )
     assert done.returncode == 0, done.stderr
-    assert ("srlens: 1 output sentences were too long to parse whole and were parsed in chunks of at most 25 "
-            "words (sentence_scores.processing_status = 'chunked')") in done.stderr
+    assert (
+        "srlens: 1 output sentences were too long to parse whole and were parsed in chunks of at most 25 "
+        "words (sentence_scores.processing_status = 'chunked')"
+    ) in done.stderr
     con = duckdb.connect(str(tmp_path / "e.duckdb"), read_only=True)
     assert con.execute("select chunks from cache.parsed_texts").fetchall() == [(3,)]
     cached = con.execute("select word_idx, form, head, deprel from cache.parsed_words order by word_idx").fetchall()
@@ -327,6 +418,7 @@ def test_an_output_longer_than_the_guard_is_parsed_in_chunks_and_stays_scored(tm
     con.close()
     # The same three pieces parsed apart, numbered by hand: word_idx and heads run on across the pieces.
     from srlens.processing import load_pipeline, resolve_models
+
     nlp = load_pipeline(resolve_models("en", models))
     expected, offset = [], 0
     for piece in (words[0:25], words[25:50], words[50:63]):

@@ -21,7 +21,8 @@ def test_mutants_are_refused_cleanly_or_loaded_exactly(tmp_path):
         fuzzer.load(seed)
         seed += 1
     problems = fuzzer.check_accepted()
-    assert not problems, f"{len(problems)} problems in seeds {FIRST_SEED}..{seed - 1} ({fuzzer.counts}):\n" + \
-        "\n".join(problems[:10])
+    assert not problems, f"{len(problems)} problems in seeds {FIRST_SEED}..{seed - 1} ({fuzzer.counts}):\n" + "\n".join(
+        problems[:10]
+    )
     # the series exercises both sides: a fuzzer that only ever refuses (or accepts) tests little
     assert fuzzer.counts["accepted"] >= 50 and fuzzer.counts["refused"] >= MUTANTS // 2, fuzzer.counts

@@ -111,25 +111,37 @@ def command(slot, name, wh_dir):
     """argv of a command with `name` in the argument `slot` and valid values elsewhere."""
     tb, run = str(wh_dir / "tiny.conllu"), str(wh_dir / "run.txt")
     step, argument = slot
-    values = {"load-treebank": {"--corpus": "tiny2", "--language": "en"},
-              "load-outputs": {"--corpus": "tiny", "--team": "t", "--run": "r2", "--campaign": "c"},
-              "baseline train": {"--treebank": "tiny", "--model": "m2"},
-              "baseline generate": {"--corpus": "tiny", "--team": "baseline", "--run": "g",
-                                    "--campaign": "default"}}[step]
+    values = {
+        "load-treebank": {"--corpus": "tiny2", "--language": "en"},
+        "load-outputs": {"--corpus": "tiny", "--team": "t", "--run": "r2", "--campaign": "c"},
+        "baseline train": {"--treebank": "tiny", "--model": "m2"},
+        "baseline generate": {"--corpus": "tiny", "--team": "baseline", "--run": "g", "--campaign": "default"},
+    }[step]
     values[argument] = name
-    head = {"load-treebank": ["load-treebank", tb], "load-outputs": ["load-outputs", run],
-            "baseline train": ["baseline", "train"], "baseline generate": ["baseline", "generate"]}[step]
+    head = {
+        "load-treebank": ["load-treebank", tb],
+        "load-outputs": ["load-outputs", run],
+        "baseline train": ["baseline", "train"],
+        "baseline generate": ["baseline", "generate"],
+    }[step]
     tail = ["--model", "m", "--input", "form"] if step == "baseline generate" else []
-    return ["--warehouse", str(wh_dir / "srlens.duckdb"), *head,
-            *itertools.chain.from_iterable(values.items()), *tail]
+    return ["--warehouse", str(wh_dir / "srlens.duckdb"), *head, *itertools.chain.from_iterable(values.items()), *tail]
 
 
-SLOTS = [("load-treebank", "--corpus"), ("load-treebank", "--language"),
-         ("load-outputs", "--corpus"), ("load-outputs", "--team"), ("load-outputs", "--run"),
-         ("load-outputs", "--campaign"),
-         ("baseline train", "--treebank"), ("baseline train", "--model"),
-         ("baseline generate", "--corpus"), ("baseline generate", "--team"), ("baseline generate", "--run"),
-         ("baseline generate", "--campaign")]
+SLOTS = [
+    ("load-treebank", "--corpus"),
+    ("load-treebank", "--language"),
+    ("load-outputs", "--corpus"),
+    ("load-outputs", "--team"),
+    ("load-outputs", "--run"),
+    ("load-outputs", "--campaign"),
+    ("baseline train", "--treebank"),
+    ("baseline train", "--model"),
+    ("baseline generate", "--corpus"),
+    ("baseline generate", "--team"),
+    ("baseline generate", "--run"),
+    ("baseline generate", "--campaign"),
+]
 
 
 @pytest.mark.parametrize("slot", SLOTS, ids=lambda s: f"{s[0]} {s[1]}".replace(" ", "_"))
@@ -148,10 +160,15 @@ def test_hostile_name_is_refused_in_one_line_and_changes_nothing(site, slot, kin
 def test_a_refused_name_names_the_character_safely():
     from srlens.loaders.names import NameRefused, check_name
 
-    for name, shown in [("a/b", "the character '/' (U+002F)"), ("a\x1b[2Jb", "the character U+001B"),
-                        ("a\x00b", "the character U+0000"), ("a b", "the character ' ' (U+0020, a space)"),
-                        ("abc\u202egpj", "the character U+202E"), ("..", "starts with '.' (U+002E)"),
-                        ("x" * 101, "is too long")]:
+    for name, shown in [
+        ("a/b", "the character '/' (U+002F)"),
+        ("a\x1b[2Jb", "the character U+001B"),
+        ("a\x00b", "the character U+0000"),
+        ("a b", "the character ' ' (U+0020, a space)"),
+        ("abc\u202egpj", "the character U+202E"),
+        ("..", "starts with '.' (U+002E)"),
+        ("x" * 101, "is too long"),
+    ]:
         with pytest.raises(NameRefused) as err:
             check_name(name, "--team")
         assert str(err.value).startswith("--team ") and shown in str(err.value), str(err.value)
@@ -161,8 +178,12 @@ def test_a_refused_name_names_the_character_safely():
 def submissions(wh):
     con = duckdb.connect(str(wh), read_only=True)
     try:
-        return {r[0]: r[1:] for r in con.execute(
-            "select submission_id, campaign, corpus, team, run, sha256 from raw.submissions").fetchall()}
+        return {
+            r[0]: r[1:]
+            for r in con.execute(
+                "select submission_id, campaign, corpus, team, run, sha256 from raw.submissions"
+            ).fetchall()
+        }
     finally:
         con.close()
 
@@ -179,9 +200,14 @@ def test_identities_never_share_a_key_and_a_reload_replaces_only_its_own(site):
             load_outputs(wh, run, "tiny", team, name)
         assert tree(site) == before
     # Look-alike identities that stay apart, and real shared-task names (SR'19 teams, run 1).
-    pairs = [(("a", "b.c"), ("a.b", "c")), (("a", "b+c"), ("a+b", "c")), (("a", "b-c"), ("a-b", "c")),
-             (("a", "b_c"), ("a_b", "c")), (("BME-UW", "1"), ("bme-uw", "1")), (("DipInfo-UniTo", "1"),
-                                                                               ("Müller", "中文"))]
+    pairs = [
+        (("a", "b.c"), ("a.b", "c")),
+        (("a", "b+c"), ("a+b", "c")),
+        (("a", "b-c"), ("a-b", "c")),
+        (("a", "b_c"), ("a_b", "c")),
+        (("BME-UW", "1"), ("bme-uw", "1")),
+        (("DipInfo-UniTo", "1"), ("Müller", "中文")),
+    ]
     identities = [identity for pair in pairs for identity in pair]
     for team, name in identities:
         load_outputs(wh, run, "tiny", team, name, campaign="sr19")
@@ -214,8 +240,10 @@ def test_file_names_of_distinct_identities_are_distinct_even_without_case():
 
 def test_baseline_run_files_stay_in_the_baselines_folder(site):
     wh = site / "wh" / "srlens.duckdb"
-    paths = [baseline.generate(wh, "tiny", name, model_name="m", input="form", team=team)
-             for team, name in [("BME-UW", "1"), ("bme-uw", "1"), ("a", "b.c"), ("a.b", "c")]]
+    paths = [
+        baseline.generate(wh, "tiny", name, model_name="m", input="form", team=team)
+        for team, name in [("BME-UW", "1"), ("bme-uw", "1"), ("a", "b.c"), ("a.b", "c")]
+    ]
     assert len(set(paths)) == 4
     for path in paths:
         assert path.parent == site / "wh" / "baselines" and path.is_file()
@@ -238,19 +266,22 @@ def test_baseline_never_writes_through_a_planted_symlink(site):
     assert tree(site) == before
 
 
-def write_csv(path, rows, header=("campaign", "corpus", "team", "run", "annotator", "sent_id", "criterion",
-                                  "score")):
+def write_csv(path, rows, header=("campaign", "corpus", "team", "run", "annotator", "sent_id", "criterion", "score")):
     path.write_text("\n".join(",".join(map(str, row)) for row in [header, *rows]) + "\n")
     return path
 
 
 def test_judgment_rows_with_bad_names_are_listed_and_change_nothing(site):
     wh = site / "wh" / "srlens.duckdb"
-    bad = write_csv(site / "human.csv", [
-        ["default", "tiny", "t", "r", "a1", "s1", "fluency", 3],             # fine
-        ["default", "tiny", "a/b", "r", "a1", "s1", "fluency", 3],           # line 3
-        ["default", "tiny", "t", "r\x1b[2J", "a1", "s1", "fluency", 3],      # line 4
-        ["..", "tiny", "t", "r", "a1", "s1", "fluency", 3]])                 # line 5
+    bad = write_csv(
+        site / "human.csv",
+        [
+            ["default", "tiny", "t", "r", "a1", "s1", "fluency", 3],  # fine
+            ["default", "tiny", "a/b", "r", "a1", "s1", "fluency", 3],  # line 3
+            ["default", "tiny", "t", "r\x1b[2J", "a1", "s1", "fluency", 3],  # line 4
+            ["..", "tiny", "t", "r", "a1", "s1", "fluency", 3],
+        ],
+    )  # line 5
     before = tree(site)
     with pytest.raises(LoadError) as err:
         load_human(wh, bad)
@@ -263,16 +294,18 @@ def test_judgment_rows_with_bad_names_are_listed_and_change_nothing(site):
     assert tree(site) == before
 
 
-@pytest.mark.parametrize("cells, refused", [
-    (("de", "agreement", "amod/../x", "ADJ", "NOUN", "Case", "both"), "deprel 'amod/../x'"),
-    (("de", "agreement", "amod\x1b[2J", "ADJ", "NOUN", "Case", "both"), "deprel 'amod\\x1b[2J'"),
-    (("de", "agreement", "nmod';drop", "ADJ", "NOUN", "Case", "both"), "deprel \"nmod';drop\""),
-])
+@pytest.mark.parametrize(
+    "cells, refused",
+    [
+        (("de", "agreement", "amod/../x", "ADJ", "NOUN", "Case", "both"), "deprel 'amod/../x'"),
+        (("de", "agreement", "amod\x1b[2J", "ADJ", "NOUN", "Case", "both"), "deprel 'amod\\x1b[2J'"),
+        (("de", "agreement", "nmod';drop", "ADJ", "NOUN", "Case", "both"), "deprel \"nmod';drop\""),
+    ],
+)
 def test_rule_ids_are_made_of_checked_names(site, cells, refused):
     wh = site / "wh" / "srlens.duckdb"
     rules = site / "rules.csv"
-    rules.write_text("language,kind,deprel,dep_upos,head_upos,feature,side,enabled\n"
-                     + ",".join(cells) + ",false\n")
+    rules.write_text("language,kind,deprel,dep_upos,head_upos,feature,side,enabled\n" + ",".join(cells) + ",false\n")
     before = tree(site)
     with pytest.raises(LoadError) as err:
         load_rules(wh, rules)
@@ -317,16 +350,33 @@ def test_names_of_an_older_warehouse_stay_readable_but_are_not_loaded_again(site
     wh = site / "wh" / "srlens.duckdb"
     con = duckdb.connect(str(wh))
     for table in ("raw.submissions", "raw.outputs"):
-        con.execute(f"update {table} set submission_id = 'default/tiny/my team/r' "
-                    "where submission_id = 'default/tiny/t/r'")
+        con.execute(
+            f"update {table} set submission_id = 'default/tiny/my team/r' where submission_id = 'default/tiny/t/r'"
+        )
     con.execute("update raw.submissions set team = 'my team' where submission_id = 'default/tiny/my team/r'")
     con.close()
     assert main(["--warehouse", str(wh), "status"]) == 0
     capsys.readouterr()
     before = tree(site)
-    assert main(["--warehouse", str(wh), "load-outputs", str(site / "wh" / "run.txt"), "--corpus", "tiny",
-                 "--team", "my team", "--run", "r"]) == 2
+    assert (
+        main(
+            [
+                "--warehouse",
+                str(wh),
+                "load-outputs",
+                str(site / "wh" / "run.txt"),
+                "--corpus",
+                "tiny",
+                "--team",
+                "my team",
+                "--run",
+                "r",
+            ]
+        )
+        == 2
+    )
     assert capsys.readouterr().err == (
         "srlens: error: --team 'my team': the character ' ' (U+0020, a space) is not allowed; names are "
-        "letters, digits and . _ - + (at most 100 characters, starting with a letter, a digit or _)\n")
+        "letters, digits and . _ - + (at most 100 characters, starting with a letter, a digit or _)\n"
+    )
     assert tree(site) == before

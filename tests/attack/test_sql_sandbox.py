@@ -146,16 +146,22 @@ def fill(sql, warehouse, loot):
 def test_attack_is_refused_in_one_line_and_changes_nothing(sandbox_dirs, attack, capsys, monkeypatch):
     warehouse, loot, work = sandbox_dirs
     monkeypatch.chdir(work)
-    before = (sha256(warehouse), sha256(warehouse.with_name(warehouse.name + ".wal")),
-              listing(warehouse.parent, loot, work))
+    before = (
+        sha256(warehouse),
+        sha256(warehouse.with_name(warehouse.name + ".wal")),
+        listing(warehouse.parent, loot, work),
+    )
     code = main(["--warehouse", str(warehouse), "query", fill(attack, warehouse, loot)])
     out, err = capsys.readouterr()
     assert code in (1, 2), (attack, out, err)
     assert out == ""
     assert err.startswith("srlens: error: ") and err.count("\n") == 1 and "Traceback" not in err, err
     assert BAIT not in err
-    after = (sha256(warehouse), sha256(warehouse.with_name(warehouse.name + ".wal")),
-             listing(warehouse.parent, loot, work))
+    after = (
+        sha256(warehouse),
+        sha256(warehouse.with_name(warehouse.name + ".wal")),
+        listing(warehouse.parent, loot, work),
+    )
     assert after == before
 
 
@@ -183,9 +189,21 @@ def test_no_attack_passes_the_statement_check_unless_duckdb_refuses_it(attack, s
 def test_the_issue_example_in_a_real_process_writes_no_file(sandbox_dirs):
     warehouse, loot, work = sandbox_dirs
     before = listing(warehouse.parent, loot, work), sha256(warehouse)
-    proc = subprocess.run([sys.executable, "-m", "srlens.cli", "--warehouse", str(warehouse), "query",
-                           "select 1 `--` ; copy (select 42 as x) to 'out.csv'"],
-                          cwd=work, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "srlens.cli",
+            "--warehouse",
+            str(warehouse),
+            "query",
+            "select 1 `--` ; copy (select 42 as x) to 'out.csv'",
+        ],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     assert proc.stderr == "srlens: error: expected exactly one statement, found 2\n"
     assert (listing(warehouse.parent, loot, work), sha256(warehouse)) == before
@@ -205,10 +223,16 @@ DUCKDB_REFUSES = [
     ("select * from '{loot}/secret.csv'", duckdb.PermissionException, "disabled by configuration"),
     # enable_external_access = false still allows the warehouse's own paths; a plain read-only
     # connection with it off writes them. disabled_filesystems stops that:
-    ("copy (select 1 as x) to '{warehouse}' (format csv, use_tmp_file false)", duckdb.PermissionException,
-     "LocalFileSystem has been disabled"),
-    ("copy (select 1 as x) to '{warehouse}.wal' (format csv)", duckdb.PermissionException,
-     "LocalFileSystem has been disabled"),
+    (
+        "copy (select 1 as x) to '{warehouse}' (format csv, use_tmp_file false)",
+        duckdb.PermissionException,
+        "LocalFileSystem has been disabled",
+    ),
+    (
+        "copy (select 1 as x) to '{warehouse}.wal' (format csv)",
+        duckdb.PermissionException,
+        "LocalFileSystem has been disabled",
+    ),
     ("select * from read_blob('{warehouse}')", duckdb.PermissionException, "LocalFileSystem has been disabled"),
     ("set disabled_filesystems = ''", duckdb.InvalidInputException, "locked"),
     ("create table main.x as select 1", duckdb.Error, "read-only"),
@@ -271,21 +295,37 @@ def test_the_guarding_settings_are_on(sandbox_dirs):
     con = srlens.connect(warehouse)
     try:
         settings = dict(con.execute("select name, value from duckdb_settings()").fetchall())
-        databases = con.execute("select database_name, readonly from duckdb_databases() where not internal"
-                                ).fetchall()
+        databases = con.execute("select database_name, readonly from duckdb_databases() where not internal").fetchall()
     finally:
         con.close()
-    assert {k: settings[k] for k in ("enable_external_access", "lock_configuration", "autoload_known_extensions",
-                                     "autoinstall_known_extensions", "allow_community_extensions",
-                                     "allow_persistent_secrets", "python_enable_replacements",
-                                     "allowed_directories", "temp_directory")} == {
-        "enable_external_access": "false", "lock_configuration": "true", "autoload_known_extensions": "false",
-        "autoinstall_known_extensions": "false", "allow_community_extensions": "false",
-        "allow_persistent_secrets": "false", "python_enable_replacements": "false",
-        "allowed_directories": "[]", "temp_directory": ""}
+    assert {
+        k: settings[k]
+        for k in (
+            "enable_external_access",
+            "lock_configuration",
+            "autoload_known_extensions",
+            "autoinstall_known_extensions",
+            "allow_community_extensions",
+            "allow_persistent_secrets",
+            "python_enable_replacements",
+            "allowed_directories",
+            "temp_directory",
+        )
+    } == {
+        "enable_external_access": "false",
+        "lock_configuration": "true",
+        "autoload_known_extensions": "false",
+        "autoinstall_known_extensions": "false",
+        "allow_community_extensions": "false",
+        "allow_persistent_secrets": "false",
+        "python_enable_replacements": "false",
+        "allowed_directories": "[]",
+        "temp_directory": "",
+    }
     # DuckDB allows the attached file's own paths whatever we do (see the attacks on them above)
     assert settings["allowed_paths"].strip("[]").split(", ") and all(
-        p.startswith(str(warehouse.resolve())) for p in settings["allowed_paths"].strip("[]").split(", "))
+        p.startswith(str(warehouse.resolve())) for p in settings["allowed_paths"].strip("[]").split(", ")
+    )
     assert databases == [("srlens", True)]  # the warehouse only, read-only; no writable in-memory database
 
 
@@ -295,8 +335,10 @@ def test_a_plain_connection_to_the_same_file_coexists_in_one_process(sandbox_dir
     try:
         sandboxed = srlens.connect(warehouse)
         try:
-            assert sandboxed.execute("select count(*) from corpus_stats").fetchone() == \
-                plain.execute("select count(*) from corpus_stats").fetchone()
+            assert (
+                sandboxed.execute("select count(*) from corpus_stats").fetchone()
+                == plain.execute("select count(*) from corpus_stats").fetchone()
+            )
         finally:
             sandboxed.close()
     finally:
@@ -304,6 +346,7 @@ def test_a_plain_connection_to_the_same_file_coexists_in_one_process(sandbox_dir
 
 
 # --- the reads analysts expect ----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("sql, expected", READS, ids=[s for s, _ in READS])
 def test_read_is_allowed(sandbox_dirs, sql, expected, capsys, monkeypatch):
