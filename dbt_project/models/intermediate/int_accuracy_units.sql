@@ -52,8 +52,9 @@ mapped as (
         r.pos as ref_pos  -- NULL: no k-th occurrence of the lemma in the reference
     from output o
     left join reference r
-        on r.corpus = o.corpus and r.sent_idx = o.sent_idx and r.lemma_lower = o.lemma_lower
-        and r.occurrence = o.occurrence
+        on
+            r.corpus = o.corpus and r.sent_idx = o.sent_idx and r.lemma_lower = o.lemma_lower
+            and r.occurrence = o.occurrence
 ),
 
 -- The token of a lemma is the same for all its occurrences, also beyond the reference's count.
@@ -103,10 +104,14 @@ select
     s.submission_id,
     s.sent_idx,
     0 as unit,
-    case when r.has_null then error('NULL lemma in the reference of ' || s.corpus || ' sentence ' || s.sent_idx)
-         else coalesce(r.tokens, []::integer[]) end as reference,
-    case when o.has_null then error('NULL lemma in output ' || s.submission_id || ' sentence ' || s.sent_idx)
-         else coalesce(o.tokens, []::integer[]) end as output
+    case
+        when r.has_null then error('NULL lemma in the reference of ' || s.corpus || ' sentence ' || s.sent_idx)
+        else coalesce(r.tokens, []::integer[])
+    end as reference,
+    case
+        when o.has_null then error('NULL lemma in output ' || s.submission_id || ' sentence ' || s.sent_idx)
+        else coalesce(o.tokens, []::integer[])
+    end as output
 from scored s
 left join reference_tokens r on r.corpus = s.corpus and r.sent_idx = s.sent_idx
 left join tokens o on o.submission_id = s.submission_id and o.sent_idx = s.sent_idx

@@ -4,15 +4,17 @@
 -- somewhere also counts its plain-word occurrences, so that the processor expands it only
 -- where the corpus mostly does. One row per (form, expansion): n occurrences.
 with tokens as (
-    select * from {{ ref('stg_tokens') }} where token_kind <> 'empty'
+    select * from {{ ref('stg_tokens') }}
+    where token_kind <> 'empty'
 ),
 
 multiword as (
     select m.corpus, m.form, list(w.form order by w.word_id) as words
     from tokens m
     join tokens w
-        on w.corpus = m.corpus and w.sent_idx = m.sent_idx and w.token_kind = 'word'
-        and w.word_id between split_part(m.token_id, '-', 1)::integer and split_part(m.token_id, '-', 2)::integer
+        on
+            w.corpus = m.corpus and w.sent_idx = m.sent_idx and w.token_kind = 'word'
+            and w.word_id between split_part(m.token_id, '-', 1)::integer and split_part(m.token_id, '-', 2)::integer
     where m.token_kind = 'multiword'
     group by m.corpus, m.sent_idx, m.token_id, m.form
 ),
@@ -33,6 +35,6 @@ entries as (
     group by all
 )
 
-select corpus, list({'form': form, 'words': words, 'n': n} order by form, words) as vocabulary
+select corpus, list({ 'form': form, 'words': words, 'n': n } order by form, words) as vocabulary
 from entries
 group by corpus

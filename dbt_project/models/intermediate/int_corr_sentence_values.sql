@@ -22,19 +22,20 @@ with sentences as (
         s.campaign,
         s.sent_idx,
         {%- for column in score_columns %}
-        s.{{ column }}::double as {{ column }},
+            s.{{ column }}::double as {{ column }},
         {%- endfor %}
-        {%- for column in complexity_columns %}
+    {%- for column in complexity_columns %}
         c.{{ column }}::double as {{ column }}{{ ',' if not loop.last }}
-        {%- endfor %}
+    {%- endfor %}
     from {{ ref('sentence_scores') }} s
     -- (left: a run of a reference-free corpus has no reference tree, only its scores; issue 17)
     left join {{ ref('sentence_complexity') }} c using (corpus, sent_idx)
-    where {{ changed_submission('s.submission_id') }}
-      and not s.is_missing  -- a sentence the run lacks is not part of its sample
+    where
+        {{ changed_submission('s.submission_id') }}
+        and not s.is_missing  -- a sentence the run lacks is not part of its sample
 ),
 
-variable_order(variable, ordinal) as (
+variable_order (variable, ordinal) as (
     values {% for variable in all_variables %}('{{ variable }}', {{ loop.index }}){{ ', ' if not loop.last }}{% endfor %}
 )
 

@@ -7,11 +7,13 @@ with
 
 -- Reference side, once per corpus: the edges with their lemmas and their rank within their triple.
 reference_edges as (
-    select e.corpus, e.sent_idx, e.head_pos, e.dep_pos, e.distance, e.deprel, e.base_deprel,
-           h.lemma_lower as head_lemma, d.lemma_lower as dep_lemma,
-           row_number() over (
-               partition by e.corpus, e.sent_idx, h.lemma_lower, d.lemma_lower, e.distance
-               order by e.dep_pos) as rank_in_triple
+    select
+        e.corpus, e.sent_idx, e.head_pos, e.dep_pos, e.distance, e.deprel, e.base_deprel,
+        h.lemma_lower as head_lemma, d.lemma_lower as dep_lemma,
+        row_number() over (
+            partition by e.corpus, e.sent_idx, h.lemma_lower, d.lemma_lower, e.distance
+            order by e.dep_pos
+        ) as rank_in_triple
     from {{ ref('int_analysis_edges') }} e
     join {{ ref('int_analysis_words') }} h
         on h.corpus = e.corpus and h.sent_idx = e.sent_idx and h.pos = e.head_pos
@@ -45,8 +47,9 @@ occurrences as (
     select t.submission_id, t.sent_idx, t.head_lemma, t.dep_lemma, t.distance, count(*) as in_output
     from head_hits t
     join {{ ref('int_output_lemmas') }} d
-        on d.submission_id = t.submission_id and d.sent_idx = t.sent_idx
-        and d.pos = t.dep_pos_in_output and d.lemma_lower = t.dep_lemma
+        on
+            d.submission_id = t.submission_id and d.sent_idx = t.sent_idx
+            and d.pos = t.dep_pos_in_output and d.lemma_lower = t.dep_lemma
     where {{ changed_submission('d.submission_id') }}
     group by all
 )

@@ -22,39 +22,47 @@
     {{ exceptions.raise_compiler_error("var ensemble_exclude_runs must be a JSON list of submission ids") }}
 {%- endif %}
 
-with tuning(corpus, tuning_corpus) as (
+with tuning (corpus, tuning_corpus) as (
     {%- if tuning %}
-    values {% for target, tuning_corpus in tuning -%}
+        values {% for target, tuning_corpus in tuning -%}
         ({{ string_literal(target) }}, {{ string_literal(tuning_corpus) }}){{ ', ' if not loop.last }}
     {%- endfor %}
     {%- else %}
-    select null::varchar, null::varchar where false
+        select null::varchar, null::varchar
+        where false
     {%- endif %}
 ),
 
-excluded(submission_id) as (
+excluded (submission_id) as (
     {%- if excluded %}
-    values {% for id in excluded -%}
+        values {% for id in excluded -%}
         ({{ string_literal(id) }}){{ ', ' if not loop.last }}
     {%- endfor %}
     {%- else %}
-    select null::varchar where false
+        select null::varchar
+        where false
     {%- endif %}
 ),
 
 -- A run's realized sentences with their additive statistics (BLEU's ten, DEA's matched and edges).
 realized as (
-    select submission_id, corpus, sent_idx, dea_matched, dea_edges,
-           hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4
+    select
+        submission_id, corpus, sent_idx, dea_matched, dea_edges,
+        hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4
     from {{ ref('int_significance_sentences') }}
 ),
 
 runs as (
-    select s.submission_id, s.corpus, s.team, s.run, s.campaign,
-           r.edges, r.matched
+    select
+        s.submission_id, s.corpus, s.team, s.run, s.campaign,
+        r.edges, r.matched
     from {{ ref('stg_submissions') }} s
-    join (select submission_id, sum(dea_edges) as edges, sum(dea_matched) as matched
-          from realized group by submission_id) r using (submission_id)
+    join (
+        select submission_id, sum(dea_edges) as edges, sum(dea_matched) as matched
+        from realized
+        group by submission_id
+    ) r
+        using (submission_id)
 ),
 
 setups as (
@@ -65,9 +73,10 @@ setups as (
 ),
 
 teachers as (
-    select st.corpus, st.tuning_corpus, s.submission_id,
-           st.tuning_corpus = st.corpus as leave_out,
-           case when st.tuning_corpus = st.corpus then s.submission_id else t.submission_id end as learned_from
+    select
+        st.corpus, st.tuning_corpus, s.submission_id,
+        st.tuning_corpus = st.corpus as leave_out,
+        case when st.tuning_corpus = st.corpus then s.submission_id else t.submission_id end as learned_from
     from setups st
     join runs s on s.corpus = st.corpus
     left join runs t
@@ -75,13 +84,15 @@ teachers as (
     where s.submission_id not in (select submission_id from excluded)
     qualify row_number() over (
         partition by st.corpus, st.tuning_corpus, s.submission_id
-        order by t.campaign = s.campaign desc nulls last, t.submission_id) = 1
+        order by t.campaign = s.campaign desc nulls last, t.submission_id
+    ) = 1
 ),
 
 -- A run's edges and matches of one base relation in one sentence, and over all its sentences.
 sentence_relations as (
-    select submission_id, sent_idx, base_deprel as relation,
-           count(*) as edges, count(*) filter (where matched) as matched
+    select
+        submission_id, sent_idx, base_deprel as relation,
+        count(*) as edges, count(*) filter (where matched) as matched
     from {{ ref('int_dea_edges') }}
     group by all
 ),
@@ -93,11 +104,12 @@ relation_totals as (
 ),
 
 candidates as (
-    select t.corpus, t.tuning_corpus, t.submission_id, t.learned_from, t.leave_out,
-           x.* exclude (submission_id, corpus),
-           -- the learned overall DEA: the teacher's, less this sentence when leaving it out
-           (l.matched - case when t.leave_out then x.dea_matched else 0 end)
-               / nullif(l.edges - case when t.leave_out then x.dea_edges else 0 end, 0) as learned_dea
+    select
+        t.corpus, t.tuning_corpus, t.submission_id, t.learned_from, t.leave_out,
+        x.* exclude (submission_id, corpus),
+        -- the learned overall DEA: the teacher's, less this sentence when leaving it out
+        (l.matched - case when t.leave_out then x.dea_matched else 0 end)
+        / nullif(l.edges - case when t.leave_out then x.dea_edges else 0 end, 0) as learned_dea
     from teachers t
     join realized x using (submission_id)
     left join runs l on l.submission_id = t.learned_from
@@ -105,20 +117,27 @@ candidates as (
 
 -- One term per base relation of x's reference tree (its c_r = the run's r-edges in x).
 terms as (
-    select c.corpus, c.tuning_corpus, c.submission_id, c.sent_idx, o.relation, o.edges as weight,
-           case when coalesce(l.edges, 0) - case when c.leave_out then o.edges else 0 end > 0
-                then (l.matched - case when c.leave_out then o.matched else 0 end)
-                     / (l.edges - case when c.leave_out then o.edges else 0 end)
-                else c.learned_dea end as relation_dea
+    select
+        c.corpus, c.tuning_corpus, c.submission_id, c.sent_idx, o.relation, o.edges as weight,
+        case
+            when coalesce(l.edges, 0) - case when c.leave_out then o.edges else 0 end > 0
+                then
+                    (l.matched - case when c.leave_out then o.matched else 0 end)
+                    / (l.edges - case when c.leave_out then o.edges else 0 end)
+            else c.learned_dea
+        end as relation_dea
     from candidates c
     join sentence_relations o on o.submission_id = c.submission_id and o.sent_idx = c.sent_idx
     left join relation_totals l on l.submission_id = c.learned_from and l.relation = o.relation
 ),
 
 expectations as (
-    select corpus, tuning_corpus, submission_id, sent_idx,
-           case when bool_and(relation_dea is not null)
-                then list_sum(list(weight * relation_dea order by relation)) / sum(weight) end as expected_dea
+    select
+        corpus, tuning_corpus, submission_id, sent_idx,
+        case
+            when bool_and(relation_dea is not null)
+                then list_sum(list(weight * relation_dea order by relation)) / sum(weight)
+        end as expected_dea
     from terms
     group by all
 )
@@ -133,8 +152,10 @@ select
     c.learned_dea,
     row_number() over (
         partition by c.corpus, c.tuning_corpus, c.sent_idx
-        order by coalesce(e.expected_dea, c.learned_dea) desc nulls last, c.learned_dea desc nulls last,
-                 c.submission_id) as choice_rank,
+        order by
+            coalesce(e.expected_dea, c.learned_dea) desc nulls last, c.learned_dea desc nulls last,
+            c.submission_id
+    ) as choice_rank,
     c.dea_matched, c.dea_edges,
     c.hyp_len, c.ref_len, c.m1, c.m2, c.m3, c.m4, c.t1, c.t2, c.t3, c.t4
 from candidates c

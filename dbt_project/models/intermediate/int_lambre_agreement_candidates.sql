@@ -14,34 +14,41 @@ with pairs as (
     join {{ ref('int_word_features') }} d
         on d.corpus = l.corpus and d.sent_idx = l.sent_idx and d.word_id = l.dep_id
     join {{ ref('int_word_features') }} h
-        on h.corpus = l.corpus and h.sent_idx = l.sent_idx and h.word_id = l.head_id
-        and h.feature = d.feature
+        on
+            h.corpus = l.corpus and h.sent_idx = l.sent_idx and h.word_id = l.head_id
+            and h.feature = d.feature
 ),
 
 counted as (
-    select language, corpus, deprel, dep_upos, head_upos, feature,
-           count(*) as support,
-           count(*) filter (where agrees) as agreeing
+    select
+        language, corpus, deprel, dep_upos, head_upos, feature,
+        count(*) as support,
+        count(*) filter (where agrees) as agreeing
     from pairs
     group by all
 ),
 
 judged as (
-    select c.*,
-           agreeing / support as share,
-           r.min_count,
-           10 * agreeing > 9 * support as passes_share,
-           support > r.min_count as passes_count
+    select
+        c.*,
+        agreeing / support as share,
+        r.min_count,
+        10 * agreeing > 9 * support as passes_share,
+        support > r.min_count as passes_count
     from counted c
     join {{ ref('int_lambre_rule_corpora') }} r using (language, corpus)
 ),
 
 passing as (
-    select language, deprel, dep_upos, head_upos, feature,
-           sum(support) over (partition by language) as total_support,
-           sum(support) over (partition by language order by support desc
-                              range between unbounded preceding and current row)
-             - support * count(*) over (partition by language, support) as prior_support
+    select
+        language, deprel, dep_upos, head_upos, feature,
+        sum(support) over (partition by language) as total_support,
+        sum(support)
+            over (
+                partition by language order by support desc
+                range between unbounded preceding and current row
+            )
+        - support * count(*) over (partition by language, support) as prior_support
     from judged
     where passes_share and passes_count
 )

@@ -25,22 +25,25 @@ global_dist as (
 ),
 
 local_counts as (
-    select l.language, l.deprel, l.dep_upos, l.head_upos, f.feature, 'dep' as side,
-           l.dep_upos as word_upos, f.value_key, count(*) as n
+    select
+        l.language, l.deprel, l.dep_upos, l.head_upos, f.feature, 'dep' as side,
+        l.dep_upos as word_upos, f.value_key, count(*) as n
     from {{ ref('int_lambre_links') }} l
     join features f on f.corpus = l.corpus and f.sent_idx = l.sent_idx and f.word_id = l.dep_id
     group by all
     union all
-    select l.language, l.deprel, l.dep_upos, l.head_upos, f.feature, 'head' as side,
-           l.head_upos as word_upos, f.value_key, count(*) as n
+    select
+        l.language, l.deprel, l.dep_upos, l.head_upos, f.feature, 'head' as side,
+        l.head_upos as word_upos, f.value_key, count(*) as n
     from {{ ref('int_lambre_links') }} l
     join features f on f.corpus = l.corpus and f.sent_idx = l.sent_idx and f.word_id = l.head_id
     group by all
 ),
 
 local_dist as (
-    select *,
-           sum(n) over (partition by language, deprel, dep_upos, head_upos, feature, side) as local_count
+    select
+        *,
+        sum(n) over (partition by language, deprel, dep_upos, head_upos, feature, side) as local_count
     from local_counts
 ),
 
@@ -50,14 +53,17 @@ scored as (
         l.language, l.deprel, l.dep_upos, l.head_upos, l.feature, l.side, l.word_upos,
         any_value(l.local_count) as local_count,
         sum((l.n / l.local_count) * ln((l.n / l.local_count) / g.p)) as kl,
-        list({'value': l.value_key, 'count': l.n, 'local_p': l.n / l.local_count, 'global_p': g.p}
-             order by l.n desc, l.value_key) as local_distribution,
+        list(
+            { 'value': l.value_key, 'count': l.n, 'local_p': l.n / l.local_count, 'global_p': g.p }
+            order by l.n desc, l.value_key
+        ) as local_distribution,
         list(l.value_key order by l.n desc, l.value_key) filter (where 10 * l.n >= l.local_count)
             as allowed_values
     from local_dist l
     join global_dist g
-        on g.language = l.language and g.upos = l.word_upos and g.feature = l.feature
-        and g.value_key = l.value_key
+        on
+            g.language = l.language and g.upos = l.word_upos and g.feature = l.feature
+            and g.value_key = l.value_key
     group by all
 )
 

@@ -12,13 +12,15 @@ with largest as (
 
 named as (
     {% if chosen %}
-    select * from (values
-        {% for language, corpus in chosen %}
+        select * from (
+            values
+            {% for language, corpus in chosen %}
         ({{ string_literal(language) }}, {{ string_literal(corpus) }}){{ ',' if not loop.last }}
         {% endfor %}
-    ) as v(language, corpus)
+        ) as v (language, corpus)
     {% else %}
-    select null::varchar as language, null::varchar as corpus where false
+        select null::varchar as language, null::varchar as corpus
+        where false
     {% endif %}
 ),
 

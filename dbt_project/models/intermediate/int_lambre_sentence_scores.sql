@@ -4,20 +4,22 @@
 -- be checked: the sentence is missing, or the run has no parse (processor 'aligned' gives words
 -- no heads, so no rule could fire, and 1.0 would claim a check that never happened).
 with per_rule as (
-    select submission_id, sent_idx, rule_id,
-           count(*) filter (where passed) as matches,
-           count(*) filter (where not passed) as failures
+    select
+        submission_id, sent_idx, rule_id,
+        count(*) filter (where passed) as matches,
+        count(*) filter (where not passed) as failures
     from {{ ref('int_lambre_checks') }}
     where {{ changed_submission() }}
     group by all
 ),
 
 per_sentence as (
-    select submission_id, sent_idx,
-           count(*) as rules_fired,
-           sum(matches) as matches,
-           sum(failures) as failures,
-           avg(matches / (matches + failures)) as score
+    select
+        submission_id, sent_idx,
+        count(*) as rules_fired,
+        sum(matches) as matches,
+        sum(failures) as failures,
+        avg(matches / (matches + failures)) as score
     from per_rule
     group by all
 ),

@@ -18,8 +18,9 @@ with outputs as (
 ),
 
 parsed_by_user as (
-    select o.submission_id, o.sent_idx, w.word_id as word_idx, w.form, w.lemma, w.upos, w.feats,
-           w.head, w.deprel, w.upos = 'PUNCT' as is_punct, 'user conllu' as processor
+    select
+        o.submission_id, o.sent_idx, w.word_id as word_idx, w.form, w.lemma, w.upos, w.feats,
+        w.head, w.deprel, w.upos = 'PUNCT' as is_punct, 'user conllu' as processor
     from outputs o
     join {{ ref('stg_output_tokens') }} w using (submission_id, sent_idx)
     where o.format = 'conllu' and w.word_id is not null
@@ -27,59 +28,64 @@ parsed_by_user as (
 
 {% if processor == 'stanza' %}
 -- The processor id in use for each language (set by srlens build; may be empty).
-current_processors as (
-    select null::varchar as language, null::varchar as processor where false
-    {% for language, processor_id in stanza_processors %}
+    current_processors as (
+        select null::varchar as language, null::varchar as processor
+        where false
+        {% for language, processor_id in stanza_processors %}
     union all select {{ string_literal(language) }}, {{ string_literal(processor_id) }}
     {% endfor %}
-),
+    ),
 
-parsed_by_stanza as (
-    select o.submission_id, o.sent_idx, w.word_idx, w.form, w.lemma, w.upos, w.feats,
-           w.head, w.deprel, w.upos = 'PUNCT' as is_punct, w.processor
-    from outputs o
-    join current_processors p on p.language = o.language
-    join {{ ref('stg_parsed_words') }} w
-        on w.text_hash = sha256(o.output_text) and w.processor = p.processor
-    where o.format <> 'conllu'
-),
+    parsed_by_stanza as (
+        select
+            o.submission_id, o.sent_idx, w.word_idx, w.form, w.lemma, w.upos, w.feats,
+            w.head, w.deprel, w.upos = 'PUNCT' as is_punct, w.processor
+        from outputs o
+        join current_processors p on p.language = o.language
+        join {{ ref('stg_parsed_words') }} w
+            on w.text_hash = sha256(o.output_text) and w.processor = p.processor
+        where o.format <> 'conllu'
+    ),
 {% else %}
 -- One call of srlens_aligned_words per block of reference sentences, for the outputs of every
 -- run in it: each sentence and the corpus vocabulary are prepared once per block.
-aligned_outputs as (
-    select o.corpus, s.block,
-           list({'submission_id': o.submission_id, 'sent_idx': o.sent_idx, 'output_text': o.output_text}) as outputs
-    from outputs o
-    join {{ ref('int_aligned_sentences') }} s using (corpus, sent_idx)
-    where o.format <> 'conllu'
-    group by all
-),
+    aligned_outputs as (
+        select
+            o.corpus, s.block,
+            list({ 'submission_id': o.submission_id, 'sent_idx': o.sent_idx, 'output_text': o.output_text }) as outputs
+        from outputs o
+        join {{ ref('int_aligned_sentences') }} s using (corpus, sent_idx)
+        where o.format <> 'conllu'
+        group by all
+    ),
 
-aligned_sentences as (
-    select corpus, block,
-           list({'sent_idx': sent_idx, 'text': text, 'token_ids': token_ids, 'token_forms': token_forms}) as sentences
-    from {{ ref('int_aligned_sentences') }}
-    where (corpus, block) in (select (corpus, block) from aligned_outputs)
-    group by all
-),
+    aligned_sentences as (
+        select
+            corpus, block,
+            list({ 'sent_idx': sent_idx, 'text': text, 'token_ids': token_ids, 'token_forms': token_forms }) as sentences
+        from {{ ref('int_aligned_sentences') }}
+        where (corpus, block) in (select (corpus, block) from aligned_outputs)
+        group by all
+    ),
 
-aligned_words as (
-    select o.corpus, unnest(srlens_aligned_words(o.outputs, s.sentences, v.vocabulary), recursive := true)
-    from aligned_outputs o
-    join aligned_sentences s using (corpus, block)
-    left join {{ ref('int_aligned_vocabulary') }} v using (corpus)
-),
+    aligned_words as (
+        select o.corpus, unnest(srlens_aligned_words(o.outputs, s.sentences, v.vocabulary), recursive := true)
+        from aligned_outputs o
+        join aligned_sentences s using (corpus, block)
+        left join {{ ref('int_aligned_vocabulary') }} v using (corpus)
+    ),
 
-parsed_by_alignment as (
-    select w.submission_id, w.sent_idx, w.word_idx, w.form,
-           coalesce(r.lemma, lower(w.form)) as lemma, r.upos, r.feats,
-           null::integer as head, null::varchar as deprel,
-           coalesce(r.is_punct, regexp_full_match(w.form, '\p{P}+')) as is_punct,
-           'aligned' as processor
-    from aligned_words w
-    left join {{ ref('int_reference_words') }} r
-        on r.corpus = w.corpus and r.sent_idx = w.sent_idx and r.word_id = w.word_id
-),
+    parsed_by_alignment as (
+        select
+            w.submission_id, w.sent_idx, w.word_idx, w.form,
+            coalesce(r.lemma, lower(w.form)) as lemma, r.upos, r.feats,
+            null::integer as head, null::varchar as deprel,
+            coalesce(r.is_punct, regexp_full_match(w.form, '\p{P}+')) as is_punct,
+            'aligned' as processor
+        from aligned_words w
+        left join {{ ref('int_reference_words') }} r
+            on r.corpus = w.corpus and r.sent_idx = w.sent_idx and r.word_id = w.word_id
+    ),
 {% endif %}
 
 all_words as (
@@ -89,6 +95,7 @@ all_words as (
 )
 
 -- A word a parser left without lemma is compared by its form.
-select submission_id, sent_idx, word_idx, form, lemma, lower(coalesce(lemma, form)) as lemma_lower, upos, feats,
-       head, deprel, coalesce(is_punct, false) as is_punct, processor
+select
+    submission_id, sent_idx, word_idx, form, lemma, lower(coalesce(lemma, form)) as lemma_lower, upos, feats,
+    head, deprel, coalesce(is_punct, false) as is_punct, processor
 from all_words

@@ -4,9 +4,10 @@
 -- (issue 17) has no reference: ref_lemmas and ref_heads are NULL, so every reference-based
 -- score of it is NULL, never 0.
 with reference as (
-    select corpus, sent_idx,
-           list(lemma_lower order by pos) as ref_lemmas,
-           list(head_pos order by pos) as ref_heads
+    select
+        corpus, sent_idx,
+        list(lemma_lower order by pos) as ref_lemmas,
+        list(head_pos order by pos) as ref_heads
     from {{ ref('int_analysis_words') }}
     group by all
 ),

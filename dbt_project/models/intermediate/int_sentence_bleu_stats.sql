@@ -8,8 +8,9 @@
 -- packed_ngrams), and an output's or a reference sentence's n-grams are grouped by integer ids
 -- (output_id, reference_id): grouping by the names costs several times more.
 with outputs as (
-    select submission_id, corpus, sent_idx, len(out_lemmas) as hyp_len, len(ref_lemmas) as ref_len,
-           row_number() over (order by submission_id, sent_idx) as output_id
+    select
+        submission_id, corpus, sent_idx, len(out_lemmas) as hyp_len, len(ref_lemmas) as ref_len,
+        row_number() over (order by submission_id, sent_idx) as output_id
     from {{ ref('int_scored_outputs') }}
     where has_reference and {{ changed_submission() }}  -- no BLEU without a reference (issue 17)
 ),
@@ -20,10 +21,13 @@ reference_sentences as (
 ),
 
 reference_words as (
-    select s.reference_id, w.pos, w.lemma_lower,
-           -- a 15-bit slot of an n-gram key holds the id
-           case when w.pos < 32768 then min(w.pos) over (partition by s.reference_id, w.lemma_lower)
-                else error('int_sentence_bleu_stats: a reference sentence of 32,768 words or more') end as token_id
+    select
+        s.reference_id, w.pos, w.lemma_lower,
+        -- a 15-bit slot of an n-gram key holds the id
+        case
+            when w.pos < 32768 then min(w.pos) over (partition by s.reference_id, w.lemma_lower)
+            else error('int_sentence_bleu_stats: a reference sentence of 32,768 words or more')
+        end as token_id
     from {{ ref('int_analysis_words') }} w
     join reference_sentences s using (corpus, sent_idx)
 ),
@@ -44,15 +48,17 @@ output_words as (
 
 -- The n-grams starting at each word: NULL where the sentence ends first or a word has no id.
 output_starts as (
-    select output_id, reference_id,
-           {{ packed_ngrams() }}
+    select
+        output_id, reference_id,
+        {{ packed_ngrams() }}
     from output_words
     window w as (partition by output_id order by pos)
 ),
 
 reference_starts as (
-    select reference_id,
-           {{ packed_ngrams() }}
+    select
+        reference_id,
+        {{ packed_ngrams() }}
     from reference_words
     window w as (partition by reference_id order by pos)
 ),
@@ -73,12 +79,13 @@ reference_ngrams as (
 matches as (
     -- clipped counts: an n-gram matches as often as it occurs on the side where it is rarer;
     -- its order n is the number of its non-zero 15-bit slots
-    select o.output_id,
-           sum(least(o.output_count, r.reference_count)) filter (where o.ngram < 32768) as m1,
-           sum(least(o.output_count, r.reference_count)) filter (where o.ngram between 32768 and 1073741823) as m2,
-           sum(least(o.output_count, r.reference_count))
-               filter (where o.ngram between 1073741824 and 35184372088831) as m3,
-           sum(least(o.output_count, r.reference_count)) filter (where o.ngram >= 35184372088832) as m4
+    select
+        o.output_id,
+        sum(least(o.output_count, r.reference_count)) filter (where o.ngram < 32768) as m1,
+        sum(least(o.output_count, r.reference_count)) filter (where o.ngram between 32768 and 1073741823) as m2,
+        sum(least(o.output_count, r.reference_count))
+        filter (where o.ngram between 1073741824 and 35184372088831) as m3,
+        sum(least(o.output_count, r.reference_count)) filter (where o.ngram >= 35184372088832) as m4
     from output_ngrams o
     join reference_ngrams r using (reference_id, ngram)
     group by all

@@ -34,11 +34,12 @@ edge_projectivity as (
         count(a.pos) = e.span_end - e.span_start - 1 as is_projective
     from {{ ref('int_analysis_edges') }} e
     left join {{ ref('int_word_ancestors') }} a
-        on a.corpus = e.corpus
-        and a.sent_idx = e.sent_idx
-        and a.ancestor_pos = e.head_pos
-        and a.pos > e.span_start
-        and a.pos < e.span_end
+        on
+            a.corpus = e.corpus
+            and a.sent_idx = e.sent_idx
+            and a.ancestor_pos = e.head_pos
+            and a.pos > e.span_start
+            and a.pos < e.span_end
     group by e.corpus, e.sent_idx, e.head_pos, e.dep_pos, e.span_start, e.span_end
 ),
 
@@ -62,10 +63,11 @@ flux as (
         select p.corpus, p.sent_idx, p.position, count(e.dep_pos) as flux_size
         from positions p
         left join {{ ref('int_analysis_edges') }} e
-            on e.corpus = p.corpus
-            and e.sent_idx = p.sent_idx
-            and e.span_start <= p.position
-            and p.position < e.span_end
+            on
+                e.corpus = p.corpus
+                and e.sent_idx = p.sent_idx
+                and e.span_start <= p.position
+                and p.position < e.span_end
         group by all
     )
     group by all

@@ -6,8 +6,9 @@
 -- are the correctly ordered treelets. The formulas are udfs/accuracy.py sentence_accuracies',
 -- with the same float operations in the same order (constants as DOUBLE literals).
 with units as (
-    select submission_id, sent_idx, unit, len(reference) as reference_words, reference = output as same,
-           reference, output
+    select
+        submission_id, sent_idx, unit, len(reference) as reference_words, reference = output as same,
+        reference, output
     from {{ ref('int_accuracy_units') }}
     where {{ changed_submission() }}
 ),
@@ -25,8 +26,8 @@ counts as (
         u.sent_idx,
         max(u.reference_words) filter (where u.unit = 0) as n,  -- the string unit: one per sentence
         {%- for field, count in [('ins', 'ins'), ('del', 'del'), ('sub', 'sub'), ('moves', 'moves')] %}
-        coalesce(sum(e.edit.{{ field }}) filter (where u.unit = 0), 0)::integer as string_{{ count }},
-        coalesce(sum(e.edit.{{ field }}) filter (where u.unit > 0), 0)::integer as tree_{{ count }},
+            coalesce(sum(e.edit.{{ field }}) filter (where u.unit = 0), 0)::integer as string_{{ count }},
+            coalesce(sum(e.edit.{{ field }}) filter (where u.unit > 0), 0)::integer as tree_{{ count }},
         {%- endfor %}
         count(*) filter (where u.unit > 0 and u.same)::integer as reorder_correct,
         count(*) filter (where u.unit > 0)::integer as reorder_total
@@ -48,8 +49,8 @@ scored as (
         sent_idx,
         struct_pack(
             simple_string_accuracy := case when n > 0 then 1 - (string_ins + string_del + string_sub) / n end,
-            generation_string_accuracy :=
-                case when n > 0 then 1 - (string_ins + string_del + string_sub - string_moves) / n end,
+            generation_string_accuracy
+            := case when n > 0 then 1 - (string_ins + string_del + string_sub - string_moves) / n end,
             simple_tree_accuracy := sta,
             generation_tree_accuracy := case when n > 0 then 1 - (tree_ins + tree_del + tree_sub - tree_moves) / n end,
             -- Bangalore et al. 2000, eq. (4) and (5); S is the tree substitution count.
@@ -74,8 +75,10 @@ select
     submission_id,
     sent_idx,
     srlens_bleu_from_stats(b.hyp_len, b.ref_len, b.m1, b.m2, b.m3, b.m4, b.t1, b.t2, b.t3, b.t4) as bleu,
-    struct_pack(hyp_len := b.hyp_len, ref_len := b.ref_len, m1 := b.m1, m2 := b.m2, m3 := b.m3, m4 := b.m4,
-                t1 := b.t1, t2 := b.t2, t3 := b.t3, t4 := b.t4) as bleu_stats,
+    struct_pack(
+        hyp_len := b.hyp_len, ref_len := b.ref_len, m1 := b.m1, m2 := b.m2, m3 := b.m3, m4 := b.m4,
+        t1 := b.t1, t2 := b.t2, t3 := b.t3, t4 := b.t4
+    ) as bleu_stats,
     acc
 from scored
 -- (left: a run of a reference-free corpus has no BLEU statistics, so bleu and bleu_stats are NULL)

@@ -10,14 +10,14 @@ select
     (row_number() over (partition by s.submission_id order by s.sent_idx) - 1)::integer as position,
     count(*) over (partition by s.submission_id)::integer as n,
     {%- for c in ['hyp_len', 'ref_len', 'm1', 'm2', 'm3', 'm4', 't1', 't2', 't3', 't4'] %}
-    u.bleu_stats.{{ c }}::double as {{ c }},
+        u.bleu_stats.{{ c }}::double as {{ c }},
     {%- endfor %}
     s.dea_matched::double as dea_matched,
     s.dea_edges::double as dea_edges,
-    {%- for score in significance_mean_scores() %}
+{%- for score in significance_mean_scores() %}
     coalesce(s.{{ score }}, 0)::double as {{ score }}_sum,
     (s.{{ score }} is not null)::double as {{ score }}_n{{ ',' if not loop.last }}
-    {%- endfor %}
+{%- endfor %}
 from {{ ref('sentence_scores') }} s
 join {{ ref('int_sentence_udf_scores') }} u using (submission_id, sent_idx)
 where not s.is_missing

@@ -18,15 +18,16 @@
 with
 
 labelled as (
-    select corpus, sent_idx, pos, head_pos, v.view,
-           case v.view
-               when 'dep' then coalesce(base_deprel, '_')
-               when 'pos' then coalesce(upos, '_')
-               when 'pos_dep' then coalesce(upos, '_') || '~' || coalesce(base_deprel, '_')
-               when 'lemma' then coalesce(lemma_lower, '_')
-           end as label
+    select
+        corpus, sent_idx, pos, head_pos, v.view,
+        case v.view
+            when 'dep' then coalesce(base_deprel, '_')
+            when 'pos' then coalesce(upos, '_')
+            when 'pos_dep' then coalesce(upos, '_') || '~' || coalesce(base_deprel, '_')
+            when 'lemma' then coalesce(lemma_lower, '_')
+        end as label
     from {{ ref('int_analysis_words') }}
-    cross join ({{ values_of(definitions('mining_views')) }}) v(view)  -- srlens/definitions.py MINING_VIEWS
+    cross join ({{ values_of(definitions('mining_views')) }}) v (view)  -- srlens/definitions.py MINING_VIEWS
 ),
 
 -- Every labelled edge: the head (top) word with one dependent.
@@ -42,18 +43,21 @@ occurrences as (
     from pairs
     union all
     -- two dependents of one word, each unordered pair once, written in sorted order
-    select x.corpus, x.sent_idx, x.view,
-           '(' || x.top_label || ' (' || least(x.label, y.label) || ' ' || greatest(x.label, y.label) || '))',
-           case when y.label < x.label then [x.top, y.pos, x.pos] else [x.top, x.pos, y.pos] end
+    select
+        x.corpus, x.sent_idx, x.view,
+        '(' || x.top_label || ' (' || least(x.label, y.label) || ' ' || greatest(x.label, y.label) || '))',
+        case when y.label < x.label then [x.top, y.pos, x.pos] else [x.top, x.pos, y.pos] end
     from pairs x
     join pairs y
-        on y.corpus = x.corpus and y.sent_idx = x.sent_idx and y.view = x.view
-        and y.top = x.top and y.pos > x.pos
+        on
+            y.corpus = x.corpus and y.sent_idx = x.sent_idx and y.view = x.view
+            and y.top = x.top and y.pos > x.pos
     union all
     -- word, dependent, grandchild
-    select x.corpus, x.sent_idx, x.view,
-           '(' || x.top_label || ' (' || x.label || ' (' || y.label || ')))',
-           [x.top, x.pos, y.pos]
+    select
+        x.corpus, x.sent_idx, x.view,
+        '(' || x.top_label || ' (' || x.label || ' (' || y.label || ')))',
+        [x.top, x.pos, y.pos]
     from pairs x
     join pairs y
         on y.corpus = x.corpus and y.sent_idx = x.sent_idx and y.view = x.view and y.top = x.pos

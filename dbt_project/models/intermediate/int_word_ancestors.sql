@@ -10,4 +10,5 @@ with recursive ancestors as (
         on w.corpus = a.corpus and w.sent_idx = a.sent_idx and w.pos = a.ancestor_pos
     where w.head_pos > 0
 )
+
 select corpus, sent_idx, pos, ancestor_pos from ancestors

@@ -37,29 +37,34 @@ sentence_values as (
 ),
 
 sentence_dimensions as (
-    select v.* exclude (tree_length, tree_depth, mean_dependency_distance, mean_flux_weight, is_projective),
-           d.dimension, d.x
+    select
+        v.* exclude (tree_length, tree_depth, mean_dependency_distance, mean_flux_weight, is_projective),
+        d.dimension, d.x
     from sentence_values v,
-         unnest([
-             {'dimension': 'sentence_length', 'x': v.tree_length::double},
-             {'dimension': 'tree_depth', 'x': coalesce(v.tree_depth, 0)::double},
-             {'dimension': 'mean_dependency_distance', 'x': coalesce(v.mean_dependency_distance, 0)::double},
-             {'dimension': 'mean_flux_weight', 'x': coalesce(v.mean_flux_weight, 0)::double},
-             {'dimension': 'projectivity', 'x': case when coalesce(v.is_projective, true) then 1 else 2 end::double}
-         ]) u(d)
+        unnest([
+            { 'dimension': 'sentence_length', 'x': v.tree_length::double },
+            { 'dimension': 'tree_depth', 'x': coalesce(v.tree_depth, 0)::double },
+            { 'dimension': 'mean_dependency_distance', 'x': coalesce(v.mean_dependency_distance, 0)::double },
+            { 'dimension': 'mean_flux_weight', 'x': coalesce(v.mean_flux_weight, 0)::double },
+            { 'dimension': 'projectivity', 'x': case when coalesce(v.is_projective, true) then 1 else 2 end::double }
+        ]) u (d)
 ),
 
 sentence_buckets as (
-    select s.submission_id, b.dimension, b.bucket_no,
-           count(*) as sentences,
-           sum(dea_edges)::bigint as edges,
-           sum(dea_matched)::bigint as matched,
-           {{ significance_metric_columns('sum({})') }}
+    select
+        s.submission_id, b.dimension, b.bucket_no,
+        count(*) as sentences,
+        sum(dea_edges)::bigint as edges,
+        sum(dea_matched)::bigint as matched,
+        {{ significance_metric_columns('sum({})') }}
     from sentence_dimensions s
     join buckets b
-        on b.dimension = s.dimension
-        and (case when b.dimension = 'projectivity' then s.x = b.bucket_no
-                  else s.x >= b.lower_bound and (b.upper_bound is null or s.x < b.upper_bound) end)
+        on
+            b.dimension = s.dimension
+            and (case
+                when b.dimension = 'projectivity' then s.x = b.bucket_no
+                else s.x >= b.lower_bound and (b.upper_bound is null or s.x < b.upper_bound)
+            end)
     group by all
 ),
 
@@ -70,9 +75,10 @@ relation_buckets as (
     left join {{ ref('int_language_frequencies') }} f
         on f.language = runs.language and f.kind = 'relation' and f.item = r.relation
     join buckets b
-        on b.dimension = 'relation_frequency'
-        and coalesce(f.frequency, 0) >= b.lower_bound
-        and (b.upper_bound is null or coalesce(f.frequency, 0) < b.upper_bound)
+        on
+            b.dimension = 'relation_frequency'
+            and coalesce(f.frequency, 0) >= b.lower_bound
+            and (b.upper_bound is null or coalesce(f.frequency, 0) < b.upper_bound)
     group by all
 ),
 
@@ -89,8 +95,9 @@ output_lemmas as (
 ),
 
 lemma_recall as (
-    select s.submission_id, r.lemma_lower, r.reference_count,
-           least(r.reference_count, coalesce(o.output_count, 0)) as recalled
+    select
+        s.submission_id, r.lemma_lower, r.reference_count,
+        least(r.reference_count, coalesce(o.output_count, 0)) as recalled
     from {{ ref('int_significance_sentences') }} s
     join reference_lemmas r using (corpus, sent_idx)
     left join output_lemmas o
@@ -104,9 +111,10 @@ word_buckets as (
     left join {{ ref('int_language_frequencies') }} f
         on f.language = runs.language and f.kind = 'lemma' and f.item = l.lemma_lower
     join buckets b
-        on b.dimension = 'word_frequency'
-        and coalesce(f.frequency, 0) >= b.lower_bound
-        and (b.upper_bound is null or coalesce(f.frequency, 0) < b.upper_bound)
+        on
+            b.dimension = 'word_frequency'
+            and coalesce(f.frequency, 0) >= b.lower_bound
+            and (b.upper_bound is null or coalesce(f.frequency, 0) < b.upper_bound)
     group by all
 )
 
@@ -120,8 +128,10 @@ select
     b.bucket_no,
     b.lower_bound,
     b.upper_bound,
-    case when b.dimension in ('relation_frequency', 'word_frequency') then null
-         else coalesce(s.sentences, 0) end as sentences,
+    case
+        when b.dimension in ('relation_frequency', 'word_frequency') then null
+        else coalesce(s.sentences, 0)
+    end as sentences,
     case when b.dimension = 'word_frequency' then null else coalesce(s.edges, rb.edges, 0) end as edges,
     case when b.dimension = 'word_frequency' then null else coalesce(s.matched, rb.matched, 0) end as matched,
     coalesce(s.matched, rb.matched) / nullif(coalesce(s.edges, rb.edges), 0) as dea,
@@ -129,9 +139,9 @@ select
     case when b.dimension = 'word_frequency' then coalesce(w.recalled, 0) end as recalled,
     w.recalled / nullif(w.lemmas, 0) as lemma_recall,
     s.corpus_bleu,
-    {%- for score in significance_mean_scores() %}
+{%- for score in significance_mean_scores() %}
     s.{{ score }}_mean{{ ',' if not loop.last }}
-    {%- endfor %}
+{%- endfor %}
 from runs r
 join buckets b on true
 left join sentence_buckets s on s.submission_id = r.submission_id and s.dimension = b.dimension and s.bucket_no = b.bucket_no

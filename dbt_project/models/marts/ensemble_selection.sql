@@ -6,13 +6,16 @@
 --   best single: the run with the highest micro DEA there (ties: smaller submission_id), a
 --   sentence it did not realize counting as an empty output (int_ensemble_runs)
 with chosen as (
-    select corpus, tuning_corpus,
-           count(*) as sentences,
-           sum(dea_edges)::bigint as edges,
-           sum(dea_matched)::bigint as ensemble_matched,
-           srlens_bleu_from_stats(sum(hyp_len)::bigint, sum(ref_len)::bigint, sum(m1)::bigint, sum(m2)::bigint,
-                                  sum(m3)::bigint, sum(m4)::bigint, sum(t1)::bigint, sum(t2)::bigint,
-                                  sum(t3)::bigint, sum(t4)::bigint) as ensemble_bleu
+    select
+        corpus, tuning_corpus,
+        count(*) as sentences,
+        sum(dea_edges)::bigint as edges,
+        sum(dea_matched)::bigint as ensemble_matched,
+        srlens_bleu_from_stats(
+            sum(hyp_len)::bigint, sum(ref_len)::bigint, sum(m1)::bigint, sum(m2)::bigint,
+            sum(m3)::bigint, sum(m4)::bigint, sum(t1)::bigint, sum(t2)::bigint,
+            sum(t3)::bigint, sum(t4)::bigint
+        ) as ensemble_bleu
     from {{ ref('int_ensemble_candidates') }}
     where choice_rank = 1
     group by all
@@ -20,18 +23,21 @@ with chosen as (
 
 oracle as (
     select corpus, tuning_corpus, sum(best)::bigint as oracle_matched
-    from (select corpus, tuning_corpus, sent_idx, max(dea_matched) as best
-          from {{ ref('int_ensemble_candidates') }}
-          group by all)
+    from (
+        select corpus, tuning_corpus, sent_idx, max(dea_matched) as best
+        from {{ ref('int_ensemble_candidates') }}
+        group by all
+    )
     group by all
 ),
 
 runs as (
-    select corpus, tuning_corpus,
-           count(*) as runs,
-           count(learned_from) as runs_learned,
-           count(*) filter (where chosen > 0) as runs_chosen,
-           max(submission_id) filter (where single_rank = 1) as best_single_submission  -- the one row
+    select
+        corpus, tuning_corpus,
+        count(*) as runs,
+        count(learned_from) as runs_learned,
+        count(*) filter (where chosen > 0) as runs_chosen,
+        max(submission_id) filter (where single_rank = 1) as best_single_submission  -- the one row
     from {{ ref('int_ensemble_runs') }}
     group by all
 )

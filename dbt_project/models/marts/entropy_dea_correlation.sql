@@ -6,19 +6,21 @@
 -- rho and p are NULL below 3 relations or when either side is constant.
 {%- set mapping = mapping_var('entropy_corpus') %}
 
-with mapping(corpus, entropy_corpus) as (
+with mapping (corpus, entropy_corpus) as (
     {%- if mapping %}
-    values {% for corpus, other in mapping -%}
+        values {% for corpus, other in mapping -%}
         ({{ string_literal(corpus) }}, {{ string_literal(other) }}){{ ', ' if not loop.last }}
     {%- endfor %}
     {%- else %}
-    select null::varchar, null::varchar where false
+        select null::varchar, null::varchar
+        where false
     {%- endif %}
 ),
 
 submissions as (
-    select s.submission_id, s.corpus, s.team, s.run, s.campaign,
-           coalesce(m.entropy_corpus, s.corpus) as entropy_corpus
+    select
+        s.submission_id, s.corpus, s.team, s.run, s.campaign,
+        coalesce(m.entropy_corpus, s.corpus) as entropy_corpus
     from {{ ref('stg_submissions') }} s
     left join mapping m using (corpus)
 ),
@@ -31,8 +33,9 @@ relations as (
 ),
 
 tests as (
-    select submission_id,
-           srlens_spearman(list(entropy order by relation), list(dea order by relation)) as r
+    select
+        submission_id,
+        srlens_spearman(list(entropy order by relation), list(dea order by relation)) as r
     from relations
     group by submission_id
 )

@@ -18,39 +18,47 @@
 {%- endif %}
 
 with edges as (
-    select e.submission_id, e.sent_idx, e.dep_pos, e.head_pos, e.distance, e.deprel, e.base_deprel, e.matched,
-           h.form as head_form, d.form as dep_form
+    select
+        e.submission_id, e.sent_idx, e.dep_pos, e.head_pos, e.distance, e.deprel, e.base_deprel, e.matched,
+        h.form as head_form, d.form as dep_form
     from {{ ref('int_dea_edges') }} e
     join {{ ref('int_analysis_words') }} h on h.corpus = e.corpus and h.sent_idx = e.sent_idx and h.pos = e.head_pos
     join {{ ref('int_analysis_words') }} d on d.corpus = e.corpus and d.sent_idx = e.sent_idx and d.pos = e.dep_pos
 ),
 
 sentence_edges as (
-    select submission_id, sent_idx,
-           count(*) as edges,
-           count(*) filter (where not matched) as missed,
-           list({'head_pos': head_pos, 'head': head_form, 'dep_pos': dep_pos, 'dependent': dep_form,
-                 'relation': deprel, 'distance': distance} order by dep_pos) filter (where not matched) as missed_edges
+    select
+        submission_id, sent_idx,
+        count(*) as edges,
+        count(*) filter (where not matched) as missed,
+        list(
+            {
+                'head_pos': head_pos, 'head': head_form, 'dep_pos': dep_pos, 'dependent': dep_form,
+                'relation': deprel, 'distance': distance
+            } order by dep_pos
+        ) filter (where not matched) as missed_edges
     from edges
     group by all
 ),
 
 relation_candidates as (
-    select e.submission_id, e.sent_idx, e.base_deprel as key,
-           count(*) filter (where not e.matched) as key_missed,
-           count(*) as key_edges
+    select
+        e.submission_id, e.sent_idx, e.base_deprel as key,
+        count(*) filter (where not e.matched) as key_missed,
+        count(*) as key_edges
     from edges e
     group by all
     having count(*) filter (where not e.matched) > 0
 ),
 
 relation_ranked as (
-    select c.submission_id, 'relation' as kind, null::varchar as view, c.key, c.sent_idx,
-           c.key_missed, c.key_edges, null::double as mining_score, null::integer[][] as subtree_positions,
-           row_number() over (
-               partition by c.submission_id, c.key
-               order by c.key_missed desc, c.key_missed / c.key_edges desc, s.bleu asc nulls last, c.sent_idx
-           ) as rank
+    select
+        c.submission_id, 'relation' as kind, null::varchar as view, c.key, c.sent_idx,
+        c.key_missed, c.key_edges, null::double as mining_score, null::integer[][] as subtree_positions,
+        row_number() over (
+            partition by c.submission_id, c.key
+            order by c.key_missed desc, c.key_missed / c.key_edges desc, s.bleu asc nulls last, c.sent_idx
+        ) as rank
     from relation_candidates c
     join {{ ref('sentence_scores') }} s using (submission_id, sent_idx)
     qualify rank <= {{ k }}
@@ -60,8 +68,9 @@ most_suspicious as (
     select submission_id, view, subtree
     from {{ ref('suspicious_subtrees') }}
     where is_suspicious
-    qualify row_number() over (partition by submission_id, view order by suspicion desc, subtree)
-            <= {{ max_subtrees }}
+    qualify
+        row_number() over (partition by submission_id, view order by suspicion desc, subtree)
+        <= {{ max_subtrees }}
 ),
 
 subtree_candidates as (
@@ -73,13 +82,14 @@ subtree_candidates as (
 ),
 
 subtree_ranked as (
-    select c.submission_id, 'subtree' as kind, c.view, c.key, c.sent_idx,
-           null::bigint as key_missed, null::bigint as key_edges, c.score as mining_score,
-           c.positions as subtree_positions,
-           row_number() over (
-               partition by c.submission_id, c.view, c.key
-               order by c.score asc, coalesce(e.missed, 0) desc, c.sent_idx
-           ) as rank
+    select
+        c.submission_id, 'subtree' as kind, c.view, c.key, c.sent_idx,
+        null::bigint as key_missed, null::bigint as key_edges, c.score as mining_score,
+        c.positions as subtree_positions,
+        row_number() over (
+            partition by c.submission_id, c.view, c.key
+            order by c.score asc, coalesce(e.missed, 0) desc, c.sent_idx
+        ) as rank
     from subtree_candidates c
     left join sentence_edges e using (submission_id, sent_idx)
     qualify rank <= {{ k }}

@@ -27,7 +27,8 @@ extracted_ids as (
 ),
 
 manual as (
-    select * from {{ ref('stg_lambre_manual_rules') }} where file_rank = 1
+    select * from {{ ref('stg_lambre_manual_rules') }}
+    where file_rank = 1
 )
 
 select

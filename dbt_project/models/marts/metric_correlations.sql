@@ -17,8 +17,9 @@ present as (
 ),
 
 pairs as (
-    select a.submission_id, a.corpus, a.team, a.run, a.campaign,
-           a.variable as metric_a, b.variable as metric_b, a.ordinal as ordinal_a, b.ordinal as ordinal_b
+    select
+        a.submission_id, a.corpus, a.team, a.run, a.campaign,
+        a.variable as metric_a, b.variable as metric_b, a.ordinal as ordinal_a, b.ordinal as ordinal_b
     from present a
     join present b on a.submission_id = b.submission_id and a.ordinal < b.ordinal
 ),
@@ -30,8 +31,9 @@ run_sentences as (
 
 variable_lists as (
     -- one list per variable over all of the run's sentences in order, NULL where it has no value
-    select r.submission_id, p.variable, any_value(p.ordinal) as ordinal,
-           list(v.value order by r.sent_idx) as vs
+    select
+        r.submission_id, p.variable, any_value(p.ordinal) as ordinal,
+        list(v.value order by r.sent_idx) as vs
     from run_sentences r
     join (select distinct submission_id, variable, ordinal from vals) p using (submission_id)
     left join vals v on v.submission_id = r.submission_id and v.sent_idx = r.sent_idx and v.variable = p.variable
@@ -73,9 +75,12 @@ select
     r.n,
     r.rho,
     r.p_value,
-    case when r.p_value is not null then
-        least(1.0, max((holm_tests - holm_rank + 1) * r.p_value) over (
-            partition by submission_id order by holm_rank rows between unbounded preceding and current row))
+    case
+        when r.p_value is not null
+            then
+                least(1.0, max((holm_tests - holm_rank + 1) * r.p_value) over (
+                    partition by submission_id order by holm_rank rows between unbounded preceding and current row
+                ))
     end as p_holm,
     p_holm < {{ alpha }} as significant,
     holm_tests

@@ -1,3 +1,5 @@
+-- noqa: disable=LT02
+-- (sqlfluff cannot indent the jinja for-loops of this model's generated columns; kept as written)
 -- SPEC section 12: is run a better than run b? One row per corpus, metric and ordered pair of runs
 -- (both orders: the row (b, a) has the opposite delta and interval and the same p-values).
 -- Metrics: corpus_bleu, dea (micro) and <score>_mean for each sentence score, all computed from
@@ -17,7 +19,8 @@
 {%- set metrics = significance_metrics() %}
 
 with pairs as (
-    select * from {{ ref('int_significance_pairs') }} where n > 0
+    select * from {{ ref('int_significance_pairs') }}
+    where n > 0
 ),
 
 sums as (
@@ -35,39 +38,44 @@ list_values as (
 ),
 
 differences as (
-    select p.corpus, p.submission_a, p.submission_b, p.n, a.kind, a.sample,
-           {%- for m in metrics %}
-           a.{{ m }} as {{ m }}_a, b.{{ m }} as {{ m }}_b, a.{{ m }} - b.{{ m }} as d_{{ m }}{{ ',' if not loop.last }}
-           {%- endfor %}
+    select
+        p.corpus, p.submission_a, p.submission_b, p.n, a.kind, a.sample,
+    {%- for m in metrics %}
+        a.{{ m }} as {{ m }}_a, b.{{ m }} as {{ m }}_b, a.{{ m }} - b.{{ m }} as d_{{ m }}{{ ',' if not loop.last }}
+        {%- endfor %}
     from pairs p
     join list_values a on a.submission_id = p.submission_a and a.restricted_to = p.restricted_a
-    join list_values b on b.submission_id = p.submission_b and b.restricted_to = p.restricted_b
-        and b.kind = a.kind and b.sample = a.sample
+    join list_values
+        b on b.submission_id = p.submission_b and b.restricted_to = p.restricted_b
+    and b.kind = a.kind and b.sample = a.sample
 ),
 
 observed as (
-    select * exclude (kind, sample) from differences where kind = 'observed'
+    select * exclude (kind, sample) from differences
+    where kind = 'observed'
 ),
 
 bootstrap as (
-    select d.*,
-           {%- for m in metrics %}
-           avg(abs(d.d_{{ m }})) over (partition by d.submission_a, d.submission_b) as mean_abs_{{ m }},
-           o.d_{{ m }} as delta_{{ m }}{{ ',' if not loop.last }}
-           {%- endfor %}
+    select
+        d.*,
+    {%- for m in metrics %}
+        avg(abs(d.d_{{ m }})) over (partition by d.submission_a, d.submission_b) as mean_abs_{{ m }},
+        o.d_{{ m }} as delta_{{ m }}{{ ',' if not loop.last }}
+        {%- endfor %}
     from differences d
     join observed o using (submission_a, submission_b)
     where d.kind = 'bootstrap'
 ),
 
 bootstrap_tests as (
-    select submission_a, submission_b,
-           {%- for m in metrics %}
-           count(d_{{ m }}) as samples_{{ m }},
-           count(*) filter (where abs(d_{{ m }}) - mean_abs_{{ m }} > abs(delta_{{ m }})) as more_extreme_{{ m }},
-           quantile_cont(d_{{ m }}, 0.025) as ci_low_{{ m }},
-           quantile_cont(d_{{ m }}, 0.975) as ci_high_{{ m }}{{ ',' if not loop.last }}
-           {%- endfor %}
+    select
+        submission_a, submission_b,
+    {%- for m in metrics %}
+        count(d_{{ m }}) as samples_{{ m }},
+        count(*) filter (where abs(d_{{ m }}) - mean_abs_{{ m }} > abs(delta_{{ m }})) as more_extreme_{{ m }},
+        quantile_cont(d_{{ m }}, 0.025) as ci_low_{{ m }},
+        quantile_cont(d_{{ m }}, 0.975) as ci_high_{{ m }}{{ ',' if not loop.last }}
+        {%- endfor %}
     from bootstrap
     group by submission_a, submission_b
 ),
@@ -76,25 +84,29 @@ bootstrap_tests as (
 -- sides (oa - ra + rb for a, ob - rb + ra for b). Computed for one order of each pair: the other
 -- order has the same two lists, so |d_r| and |delta| and the counts are the same (ar_tests_both).
 swapped as (
-    select p.submission_a, p.submission_b, ra.sample,
-           {{ significance_metric_columns('oa.{} - ra.{} + rb.{}', 'a_') }},
-           {{ significance_metric_columns('ob.{} - rb.{} + ra.{}', 'b_') }}
+    select
+        p.submission_a, p.submission_b, ra.sample,
+        {{ significance_metric_columns('oa.{} - ra.{} + rb.{}', 'a_') }},
+        {{ significance_metric_columns('ob.{} - rb.{} + ra.{}', 'b_') }}
     from pairs p
     join sums oa on oa.submission_id = p.submission_a and oa.restricted_to = p.restricted_a and oa.kind = 'observed'
     join sums ob on ob.submission_id = p.submission_b and ob.restricted_to = p.restricted_b and ob.kind = 'observed'
     join sums ra on ra.submission_id = p.submission_a and ra.restricted_to = p.restricted_a and ra.kind = 'ar'
-    join sums rb on rb.submission_id = p.submission_b and rb.restricted_to = p.restricted_b and rb.kind = 'ar'
-        and rb.sample = ra.sample
+    join sums rb
+        on
+            rb.submission_id = p.submission_b and rb.restricted_to = p.restricted_b and rb.kind = 'ar'
+            and rb.sample = ra.sample
     where p.submission_a < p.submission_b
 ),
 
 ar_tests as (
-    select s.submission_a, s.submission_b,
-           {%- for m in metrics %}
-           count(s.a_{{ m }} - s.b_{{ m }}) as trials_{{ m }},
-           count(*) filter (where abs(s.a_{{ m }} - s.b_{{ m }}) >= abs(o.d_{{ m }})) as extreme_{{ m }}
-           {{- ',' if not loop.last }}
-           {%- endfor %}
+    select
+        s.submission_a, s.submission_b,
+    {%- for m in metrics %}
+        count(s.a_{{ m }} - s.b_{{ m }}) as trials_{{ m }},
+        count(*) filter (where abs(s.a_{{ m }} - s.b_{{ m }}) >= abs(o.d_{{ m }})) as extreme_{{ m }}
+        {{- ',' if not loop.last }}
+        {%- endfor %}
     from swapped s
     join observed o using (submission_a, submission_b)
     group by s.submission_a, s.submission_b
@@ -109,15 +121,18 @@ ar_tests_both as (
 
 -- Equal statistics of the metric on every common sentence (SPEC's exception: p = 1).
 identical as (
-    select a.submission_id as submission_a, b.submission_id as submission_b,
-           bool_and(a.hyp_len = b.hyp_len and a.ref_len = b.ref_len and a.m1 = b.m1 and a.m2 = b.m2
-                    and a.m3 = b.m3 and a.m4 = b.m4 and a.t1 = b.t1 and a.t2 = b.t2 and a.t3 = b.t3
-                    and a.t4 = b.t4) as same_corpus_bleu,
-           bool_and(a.dea_matched = b.dea_matched and a.dea_edges = b.dea_edges) as same_dea,
-           {%- for score in significance_mean_scores() %}
-           bool_and(a.{{ score }}_sum = b.{{ score }}_sum and a.{{ score }}_n = b.{{ score }}_n) as same_{{ score }}_mean
-           {{- ',' if not loop.last }}
-           {%- endfor %}
+    select
+        a.submission_id as submission_a, b.submission_id as submission_b,
+        bool_and(
+            a.hyp_len = b.hyp_len and a.ref_len = b.ref_len and a.m1 = b.m1 and a.m2 = b.m2
+            and a.m3 = b.m3 and a.m4 = b.m4 and a.t1 = b.t1 and a.t2 = b.t2 and a.t3 = b.t3
+            and a.t4 = b.t4
+        ) as same_corpus_bleu,
+        bool_and(a.dea_matched = b.dea_matched and a.dea_edges = b.dea_edges) as same_dea,
+    {%- for score in significance_mean_scores() %}
+        bool_and(a.{{ score }}_sum = b.{{ score }}_sum and a.{{ score }}_n = b.{{ score }}_n) as same_{{ score }}_mean
+        {{- ',' if not loop.last }}
+        {%- endfor %}
     from {{ ref('int_significance_sentences') }} a
     join {{ ref('int_significance_sentences') }} b
         on b.corpus = a.corpus and b.sent_idx = a.sent_idx and b.submission_id <> a.submission_id
@@ -125,19 +140,26 @@ identical as (
 ),
 
 tests as (
-    select o.corpus, o.submission_a, o.submission_b, o.n,
-           unnest([
-               {%- for m in metrics %}
-               {'metric': '{{ m }}', 'value_a': o.{{ m }}_a, 'value_b': o.{{ m }}_b, 'delta': o.d_{{ m }},
-                'ci_low': bt.ci_low_{{ m }}, 'ci_high': bt.ci_high_{{ m }},
-                'p_value': case when i.same_{{ m }} then 1.0
-                                else (1 + bt.more_extreme_{{ m }}) / (bt.samples_{{ m }} + 1) end,
-                'p_value_ar': case when i.same_{{ m }} then 1.0
-                                   else (1 + ar.extreme_{{ m }}) / (ar.trials_{{ m }} + 1) end,
-                'bootstrap_samples': bt.samples_{{ m }}, 'ar_samples': ar.trials_{{ m }}}
-               {{- ',' if not loop.last }}
-               {%- endfor %}
-           ]) as t
+    select
+        o.corpus, o.submission_a, o.submission_b, o.n,
+        unnest([
+            {%- for m in metrics %}
+                {
+                    'metric': '{{ m }}', 'value_a': o.{{ m }}_a, 'value_b': o.{{ m }}_b, 'delta': o.d_{{ m }},
+                    'ci_low': bt.ci_low_{{ m }}, 'ci_high': bt.ci_high_{{ m }},
+                    'p_value': case
+                        when i.same_{{ m }} then 1.0
+                        else (1 + bt.more_extreme_{{ m }}) / (bt.samples_{{ m }} + 1)
+                    end,
+                    'p_value_ar': case
+                        when i.same_{{ m }} then 1.0
+                        else (1 + ar.extreme_{{ m }}) / (ar.trials_{{ m }} + 1)
+                    end,
+                    'bootstrap_samples': bt.samples_{{ m }}, 'ar_samples': ar.trials_{{ m }}
+                }
+                {{- ',' if not loop.last }}
+            {%- endfor %}
+        ]) as t
     from observed o
     join bootstrap_tests bt using (submission_a, submission_b)
     join ar_tests_both ar using (submission_a, submission_b)
@@ -157,8 +179,10 @@ select
     t.ci_high,
     t.p_value,
     t.p_value_ar,
-    case when t.p_value < {{ alpha }} and t.delta > 0 then 'a'
-         when t.p_value < {{ alpha }} and t.delta < 0 then 'b' end as winner,
+    case
+        when t.p_value < {{ alpha }} and t.delta > 0 then 'a'
+        when t.p_value < {{ alpha }} and t.delta < 0 then 'b'
+    end as winner,
     t.bootstrap_samples,
     t.ar_samples,
     {{ number_var('bootstrap_seed') }}::bigint as bootstrap_seed

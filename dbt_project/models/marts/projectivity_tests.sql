@@ -18,9 +18,10 @@ with sentences as (
 
 values_long as (
     {%- for score, column in scores.items() %}
-    select submission_id, sent_idx, is_projective, '{{ score }}' as score, {{ column }} as value
-    from sentences where {{ column }} is not null
-    {{- '\n    union all' if not loop.last }}
+        select submission_id, sent_idx, is_projective, '{{ score }}' as score, {{ column }} as value
+        from sentences
+        where {{ column }} is not null
+        {{- '\n    union all' if not loop.last }}
     {%- endfor %}
 ),
 
@@ -39,12 +40,13 @@ groups as (
 ),
 
 grid as (
-    select s.submission_id, s.corpus, s.team, s.run, s.campaign, k.score, k.ordinal,
-           coalesce(g.n_projective, 0) as n_projective,
-           coalesce(g.n_nonprojective, 0) as n_nonprojective,
-           g.median_projective, g.median_nonprojective, g.xs, g.ys
+    select
+        s.submission_id, s.corpus, s.team, s.run, s.campaign, k.score, k.ordinal,
+        coalesce(g.n_projective, 0) as n_projective,
+        coalesce(g.n_nonprojective, 0) as n_nonprojective,
+        g.median_projective, g.median_nonprojective, g.xs, g.ys
     from {{ ref('stg_submissions') }} s
-    cross join (values {% for score in scores %}('{{ score }}', {{ loop.index }}){{ ', ' if not loop.last }}{% endfor %}) k(score, ordinal)
+    cross join (values {% for score in scores %}('{{ score }}', {{ loop.index }}){{ ', ' if not loop.last }}{% endfor %}) k (score, ordinal)
     left join groups g on g.submission_id = s.submission_id and g.score = k.score
     where {{ changed_submission('s.submission_id') }}
 ),
@@ -55,10 +57,11 @@ decided as (
         n_nonprojective / nullif(n_projective + n_nonprojective, 0) as nonprojective_share,
         case
             when n_projective + n_nonprojective = 0 then 'no ' || score || ' scores'
-            when n_nonprojective / (n_projective + n_nonprojective) <= {{ threshold }} then
-                'non-projective sentences are ' || n_nonprojective || ' of ' || (n_projective + n_nonprojective)
-                || ' (' || round(100 * n_nonprojective / (n_projective + n_nonprojective), 1)
-                || '%), not above the threshold of {{ 100 * threshold }}%'
+            when n_nonprojective / (n_projective + n_nonprojective) <= {{ threshold }}
+                then
+                    'non-projective sentences are ' || n_nonprojective || ' of ' || (n_projective + n_nonprojective)
+                    || ' (' || round(100 * n_nonprojective / (n_projective + n_nonprojective), 1)
+                    || '%), not above the threshold of {{ 100 * threshold }}%'
             when n_projective = 0 then 'no projective sentences'
         end as skipped_reason
     from grid

@@ -10,8 +10,9 @@ with counts as (
 ),
 
 shares as (
-    select *, left_count / (left_count + right_count) as p_left,
-              right_count / (left_count + right_count) as p_right
+    select
+        *, left_count / (left_count + right_count) as p_left,
+        right_count / (left_count + right_count) as p_right
     from counts
 )
 

@@ -14,8 +14,10 @@ select
     any_value(campaign) as campaign,
     count(*) filter (where not is_missing) as sentences,
     count(*) filter (where is_missing) as missing,
-    srlens_bleu_from_stats(sum(st.hyp_len), sum(st.ref_len), sum(st.m1), sum(st.m2), sum(st.m3),
-                           sum(st.m4), sum(st.t1), sum(st.t2), sum(st.t3), sum(st.t4)) as corpus_bleu,
+    srlens_bleu_from_stats(
+        sum(st.hyp_len), sum(st.ref_len), sum(st.m1), sum(st.m2), sum(st.m3),
+        sum(st.m4), sum(st.t1), sum(st.t2), sum(st.t3), sum(st.t4)
+    ) as corpus_bleu,
     sum(dea_matched) / nullif(sum(dea_edges), 0) as dea,
     avg(bleu) as bleu_mean,
     avg(dea) as dea_mean,

@@ -38,8 +38,9 @@ submissions as (
 support as (
     select corpus, view, subtree, form_id, sentences as treebank_sentences
     from {{ ref('int_subtree_support') }}
-    where sentences >= greatest({{ min_support }}, 1)
-      and corpus in (select corpus from submissions)  -- an incremental build: the changed runs' corpora
+    where
+        sentences >= greatest({{ min_support }}, 1)
+        and corpus in (select corpus from submissions)  -- an incremental build: the changed runs' corpora
 ),
 
 -- The subtrees that can reach min_support, per sentence, as integers.

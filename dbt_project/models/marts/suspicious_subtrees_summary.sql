@@ -55,8 +55,10 @@ scoped_subtrees as (
         avg(suspicion) filter (where is_suspicious) as mean_suspicion,
         max(suspicion) filter (where is_suspicious) as max_suspicion
     from {{ ref('suspicious_subtrees') }}
-    group by grouping sets ((view, subtree), (corpus, view, subtree), (team, view, subtree),
-                            (campaign, view, subtree))
+    group by grouping sets (
+        (view, subtree), (corpus, view, subtree), (team, view, subtree),
+        (campaign, view, subtree)
+    )
 )
 
 select

@@ -1,3 +1,5 @@
+-- noqa: disable=LT02
+-- (sqlfluff cannot indent the jinja for-loops of this model's generated columns; kept as written)
 -- System-level correlation of each metric with each human criterion (issue 17; the L'AMBRE
 -- paper's Table 3): one row per (campaign, corpus, metric, criterion). A system is a run with a
 -- value of the metric and a human score on the criterion (int_system_human_scores); runs where
@@ -13,10 +15,10 @@
 
 with metric_values as (
     {%- for metric in metrics %}
-    select submission_id, '{{ metric }}' as metric, {{ metric }}::double as metric_value
-    from {{ ref('submission_scores') }}
-    where {{ metric }} is not null
-    {{ 'union all' if not loop.last }}
+        select submission_id, '{{ metric }}' as metric, {{ metric }}::double as metric_value
+        from {{ ref('submission_scores') }}
+        where {{ metric }} is not null
+                {{ 'union all' if not loop.last }}
     {%- endfor %}
 ),
 
@@ -27,28 +29,31 @@ centre as (
 ),
 
 spread as (
-    select h.campaign, h.corpus, h.criterion, any_value(c.human_median) as human_median,
-           median(abs(h.human_score - c.human_median)) as human_mad
+    select
+        h.campaign, h.corpus, h.criterion, any_value(c.human_median) as human_median,
+        median(abs(h.human_score - c.human_median)) as human_mad
     from {{ ref('int_system_human_scores') }} h
     join centre c using (campaign, corpus, criterion)
     group by all
 ),
 
 human as (
-    select h.*, s.human_median, s.human_mad,
-           abs(h.human_score - s.human_median) > 2.5 * 1.4826 * s.human_mad as is_outlier
+    select
+        h.*, s.human_median, s.human_mad,
+        abs(h.human_score - s.human_median) > 2.5 * 1.4826 * s.human_mad as is_outlier
     from {{ ref('int_system_human_scores') }} h
     join spread s using (campaign, corpus, criterion)
 ),
 
 systems as (
-    select h.campaign, h.corpus, m.metric, h.criterion,
-           any_value(h.orientation) as human_orientation,
-           array_to_string(list_sort(list(distinct h.human_source)), ', ') as human_source,
-           any_value(h.human_median) as human_median,
-           any_value(h.human_mad) as human_mad,
-           list({'x': m.metric_value, 'y': h.human_score, 'outlier': h.is_outlier}) as pairs,
-           list_sort(list(h.submission_id) filter (where h.is_outlier)) as outliers
+    select
+        h.campaign, h.corpus, m.metric, h.criterion,
+        any_value(h.orientation) as human_orientation,
+        array_to_string(list_sort(list(distinct h.human_source)), ', ') as human_source,
+        any_value(h.human_median) as human_median,
+        any_value(h.human_mad) as human_mad,
+        list({ 'x': m.metric_value, 'y': h.human_score, 'outlier': h.is_outlier }) as pairs,
+        list_sort(list(h.submission_id) filter (where h.is_outlier)) as outliers
     from human h
     join metric_values m using (submission_id)
     group by all

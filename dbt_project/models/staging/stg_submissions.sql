@@ -1,3 +1,4 @@
-select submission_id, corpus, team, run, campaign, source_file, format, matched_by,
-       sha256, sentences, missing, loaded_at
+select
+    submission_id, corpus, team, run, campaign, source_file, format, matched_by,
+    sha256, sentences, missing, loaded_at
 from {{ source('raw', 'submissions') }}
