@@ -61,7 +61,7 @@ def test_sqlalchemy_through_duckdb_engine_reads_the_marts(built_warehouse, wareh
 
 
 def normalized_rows(frame):
-    """Rows as comparable tuples: arrays as tuples, NaN as None, numbers as floats (DuckDB gives HUGEINT
+    """Rows as comparable tuples: arrays as tuples, NaN and NaT as None, numbers as floats (DuckDB gives HUGEINT
     counts to pandas as floats; the export writes them as BIGINT)."""
 
     def cell(value):
@@ -69,7 +69,7 @@ def normalized_rows(frame):
             value = value.tolist()
         if isinstance(value, list):
             return tuple(cell(v) for v in value)
-        if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and math.isnan(value)):
             return None
         if isinstance(value, int) and not isinstance(value, bool):
             return float(value)

@@ -39,10 +39,19 @@ def test_what_changes_it():
     ) != signature(build_vars_of(processor="stanza", stanza_processors={"en": "stanza-1.15.0/en/ffffffff"}))
     assert signature(build_vars_of(bleu_nltk_version="3.9.1")) != base
     for var in build_vars.user_vars():  # every var a user sets changes some figure
-        other = {"mining_metric": "dea", "lambre_rule_corpora": {"en": "x"}, "entropy_corpus": {"a": "b"}}.get(
-            var.name, var.default + [max(var.default) * 10] if isinstance(var.default, list) else None
-        )
-        if other is None:
+        chosen = {
+            "mining_metric": "dea",
+            "lambre_rule_corpora": {"en": "x"},
+            "entropy_corpus": {"a": "b"},
+            "lambre_reference_team": "human",
+            "ensemble_tuning_corpus": {"a": "b"},
+            "ensemble_exclude_runs": ["demo/en_ewt_demo/baseline/gold"],
+        }
+        if var.name in chosen:
+            other = chosen[var.name]
+        elif isinstance(var.default, list):
+            other = var.default + [max(var.default) * 10]
+        else:
             other = var.default / 2 if isinstance(var.default, float) else var.default + 1
         assert var.check(other) == other, var.name
         assert signature(build_vars_of(**{var.name: other})) != base, var.name
