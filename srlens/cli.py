@@ -308,9 +308,7 @@ def parser():
         help="only this submission_id, campaign/corpus/team/run as in submission_scores (default: every run)",
     )
     c.add_argument("--limit", type=int, default=20, help="sentences per run, lowest scores first (default: 20)")
-    c.add_argument(
-        "--format", default="table", choices=("table", "csv", "json"), help="output format (default: %(default)s)"
-    )
+    c.add_argument("--format", default="table", choices=OUTPUT_FORMATS, help="output format (default: %(default)s)")
 
     c = sub.add_parser(
         "baseline",
@@ -417,7 +415,8 @@ def parser():
     c.add_argument("--submission", required=True, help="the run, a submission_id of submission_scores")
     c.add_argument("--treebank", required=True, help="a loaded and built corpus to pick from (normally a train split)")
     c.add_argument("--sentences", required=True, type=int, metavar="N", help="how many sentences to write")
-    c.add_argument("--out", required=True, metavar="FILE.conllu", help="the CoNLL-U file to write (replaced)")
+    c.add_argument("--out", required=True, metavar="FILE.conllu", help="the CoNLL-U file to write; a new file")
+    c.add_argument("--force", action="store_true", help="replace --out if it exists")
     c.add_argument("--relations", type=int, default=5, help="weakest relations targeted (default: %(default)s)")
     c.add_argument(
         "--min-edges",
@@ -429,7 +428,7 @@ def parser():
     c.add_argument(
         "--view",
         default="dep",
-        choices=("dep", "pos", "pos_dep", "lemma"),
+        choices=MINING_VIEWS,
         help="the view of the subtrees (default: %(default)s)",
     )
 
@@ -590,6 +589,7 @@ def run(args):
                 args.subtrees,
                 args.view,
                 args.min_edges,
+                args.force,
             ),
             args.out,
         ):

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from srlens import sandbox
-
-VIEWS = ("dep", "pos", "pos_dep", "lemma")
+from srlens.definitions import MINING_VIEWS
 
 
 class SuggestError(ValueError):
@@ -127,7 +126,7 @@ group by all
 """
 
 
-def _check_arguments(con, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges):
+def _check_arguments(con, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges, force):
     for name, value, low in (
         ("--sentences", sentences, 1),
         ("--relations", relations, 0),
@@ -136,8 +135,8 @@ def _check_arguments(con, submission_id, treebank, sentences, out, relations, su
     ):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise SuggestError(f"{name} takes a whole number, {low} or more, got {value!r}")
-    if view not in VIEWS:
-        raise SuggestError(f"--view takes one of {', '.join(VIEWS)}, got {view!r}")
+    if view not in MINING_VIEWS:
+        raise SuggestError(f"--view takes one of {', '.join(MINING_VIEWS)}, got {view!r}")
     if not relations and not subtrees:
         raise SuggestError("--relations 0 and --subtrees 0: nothing to target")
     marts = {
@@ -169,16 +168,23 @@ def _check_arguments(con, submission_id, treebank, sentences, out, relations, su
     out = Path(out)
     if out.is_dir():
         raise SuggestError(f"--out {out}: is a folder; name the .conllu file to write")
+    if out.exists() and not force:  # it may be the treebank itself
+        raise SuggestError(f"--out {out}: exists; name a new file, or give --force to replace it")
     if not out.parent.is_dir():
         raise SuggestError(f"--out {out}: no folder {out.parent}")
     return row[0]
 
 
-def suggest(warehouse, submission_id, treebank, sentences, out, relations=5, subtrees=5, view="dep", min_edges=5):
-    """Choose the richest sentences and write them to `out` (CoNLL-U); returns a Suggestion."""
+def suggest(
+    warehouse, submission_id, treebank, sentences, out, relations=5, subtrees=5, view="dep", min_edges=5, force=False
+):
+    """Choose the richest sentences and write them to `out` (CoNLL-U), replacing an existing file only
+    with `force`; returns a Suggestion."""
     con = sandbox.connect(warehouse)
     try:
-        run_dea = _check_arguments(con, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges)
+        run_dea = _check_arguments(
+            con, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges, force
+        )
         targets = weakest_relations(con, submission_id, relations, min_edges) + suspicious_subtrees(
             con, submission_id, subtrees, view
         )

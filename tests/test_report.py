@@ -394,6 +394,74 @@ def test_unbuilt_or_missing_warehouse_is_one_clear_error(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+# --------------------------------------------------------------------------- the output folder
+
+
+KEPT_RUN = "demo/en_ewt_demo/perturb/swaps"
+
+
+def one_run_warehouse(built_warehouse, path, edit=()):
+    """The report's marts of one run: a report of a few pages, quick to write twice."""
+    c = duckdb.connect(str(built_warehouse), read_only=True)
+    with_runs = {
+        t
+        for (t,) in c.execute(
+            "select table_name from information_schema.columns "
+            "where table_schema = 'main' and column_name = 'submission_id'"
+        ).fetchall()
+    }
+    c.close()
+    keep = f"delete from {{}} where submission_id <> '{KEPT_RUN}'"
+    return small_warehouse(
+        built_warehouse, path, [*(keep.format(m) for m in rpt.REQUIRED_MARTS if m in with_runs), *edit]
+    )
+
+
+def files_of(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_refuses_a_folder_srlens_did_not_write_and_deletes_nothing(built_warehouse, tmp_path, capsys):
+    project = tmp_path / "project"
+    (project / "runs").mkdir(parents=True)
+    (project / "runs" / "mine.txt").write_text("the user's own")
+    assert main(["--warehouse", str(built_warehouse), "report", str(project)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"report folder {project}: holds files srlens did not write" in err
+    assert files_of(project) == {"runs/mine.txt": b"the user's own"}
+
+
+def test_a_second_report_replaces_the_pages_of_the_first(built_warehouse, tmp_path):
+    from srlens.report.runs import run_file
+
+    wh = one_run_warehouse(built_warehouse, tmp_path / "w.duckdb")
+    out = tmp_path / "out"
+    out.mkdir()  # an empty folder is taken
+    write_report(wh, out)
+    first = files_of(out)
+    assert {".srlens-report", run_file(KEPT_RUN), "index.html"} <= first.keys()
+    assert any(k.startswith("sentences/") for k in first)
+    (out / "runs" / "stale.html").write_text("a run of an earlier build")
+    (out / "sentences" / "stale").mkdir()
+    (out / "sentences" / "stale" / "1.html").write_text("a sentence of an earlier build")
+    (out / "notes.txt").write_text("the user's notes beside the report")
+    write_report(wh, out)
+    assert files_of(out) == {**first, "notes.txt": b"the user's notes beside the report"}
+
+
+def test_a_report_that_fails_halfway_leaves_the_earlier_one_whole(built_warehouse, tmp_path):
+    out = tmp_path / "out"
+    write_report(one_run_warehouse(built_warehouse, tmp_path / "w.duckdb"), out)
+    before = files_of(out)
+    # the overview and run page render, the sentence pages need the analysis trees
+    broken = one_run_warehouse(built_warehouse, tmp_path / "b.duckdb", ["drop table intermediate.int_analysis_words"])
+    with pytest.raises(duckdb.CatalogException, match="int_analysis_words"):
+        write_report(broken, out)
+    assert files_of(out) == before and sorted(p.name for p in out.iterdir()) == sorted(
+        [".srlens-report", "index.html", "report.css", "report.js", "runs", "sentences"]
+    )
+
+
 # --------------------------------------------------------------------------- in a real browser
 
 

@@ -160,3 +160,18 @@ def test_refuses_bad_arguments_in_one_line_and_writes_nothing(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("srlens: error: ") and message in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_existing_out_file_is_replaced_only_with_force(built_warehouse, tmp_path, capsys):
+    out = tmp_path / "train.conllu"  # e.g. the user's training treebank, named by mistake
+    out.write_text("# sent_id = mine\n1\tmine\tmine\tNOUN\t_\t_\t0\troot\t_\t_\n\n", encoding="utf-8")
+    argv = ["--warehouse", str(built_warehouse), "suggest-training", "--submission", RUN]
+    argv += ["--treebank", "en_ewt_test", "--sentences", "3", "--out", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--out {out}: exists; name a new file, or give --force" in err
+    assert [s.metadata["sent_id"] for s in conllu.parse(out.read_text(encoding="utf-8"))] == ["mine"]
+
+    assert main([*argv, "--force"]) == 0
+    written = [s.metadata["sent_id"] for s in conllu.parse(out.read_text(encoding="utf-8"))]
+    assert len(written) == 3 and "mine" not in written

@@ -4,6 +4,7 @@
     DIR/runs/<run>.html             one page per run: weakest relations and subtrees (runs.py)
     DIR/sentences/<run>/<n>.html    one page per example sentence of error_examples (sentences.py)
     DIR/report.css, DIR/report.js   shipped assets: styles, sortable and filterable tables
+    DIR/.srlens-report              the marker: srlens wrote this folder and may replace its pages
 
 The modules have one job each: queries.py holds every SQL text and cut-off, charts.py the
 matplotlib charts of the overview, markup.py the HTML pieces, tree.py the sentence view's SVG.
@@ -11,6 +12,7 @@ The report reads marts and does not aggregate sentence rows itself. To add an ov
 append a function (report, scope) to overview.CAMPAIGN_SECTIONS or overview.CORPUS_SECTIONS.
 """
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -26,6 +28,24 @@ from srlens.report.queries import REQUIRED_MARTS, SQL_BUILD, SQL_RUNS, fetch
 from srlens.status import WarehouseError, mart_names, open_read_only
 
 ASSETS = ("report.css", "report.js")
+MARKER = ".srlens-report"
+STAGING = ".srlens-report-partial"  # the new report, written here, then moved into place
+OLD = ".srlens-report-old"  # the replaced pages, deleted once the new ones are in place
+
+
+class ReportError(ValueError):
+    """An output folder the report will not write into: one line saying which and why."""
+
+
+def check_out_dir(out):
+    """Refuse a folder srlens did not write: its runs/ and sentences/ may be the user's own."""
+    if out.exists() and not out.is_dir():
+        raise ReportError(f"report folder {out}: is a file; name a folder")
+    if out.is_dir() and not (out / MARKER).is_file() and any(out.iterdir()):
+        raise ReportError(
+            f"report folder {out}: holds files srlens did not write (no {MARKER} marker); "
+            "name a new or empty folder, or delete this one"
+        )
 
 
 def open_warehouse(warehouse):
@@ -41,9 +61,12 @@ def open_warehouse(warehouse):
 
 def write_report(warehouse, out_dir):
     """Write the report of the warehouse into OUT_DIR and return the path of its index.html.
-    The runs/ and sentences/ folders of OUT_DIR are replaced: no page of an earlier report stays."""
-    con = open_warehouse(warehouse)
+    OUT_DIR must be new, empty or an earlier report (it holds the marker). The pages are written
+    into a staging folder first and moved into place at the end: a failure halfway leaves the
+    earlier report whole; a success leaves no page of it."""
     out = Path(out_dir)
+    check_out_dir(out)
+    con = open_warehouse(warehouse)
     try:
         all_runs = fetch(con, SQL_RUNS)
         with rc_context(RC):
@@ -58,26 +81,53 @@ def write_report(warehouse, out_dir):
             else "build time unknown"
         ) + (f", signature {build[5]}" if build and build[5] else "")
         out.mkdir(parents=True, exist_ok=True)
-        for folder in ("runs", "sentences"):
-            shutil.rmtree(out / folder, ignore_errors=True)
-        (out / "runs").mkdir()
-        for number, run in enumerate(all_runs, 1):
-            print(f"report: run {number}/{len(all_runs)} {run['submission_id']}", file=sys.stderr)
-            anchor = report.corpus_anchors.get((run["campaign"], run["corpus"]), "")
-            html, examples = runs.run_page(con, run, f"index.html#{anchor}")
-            (out / runs.run_file(run["submission_id"])).write_text(html, encoding="utf-8")
-            for sent_idx, text in sentences.sentence_pages(con, run, examples):
-                path = out / runs.sentence_file(run["submission_id"], sent_idx)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
+        (out / MARKER).write_text("written by srlens report: the next report replaces its pages\n", encoding="utf-8")
+        staging = out / STAGING
+        shutil.rmtree(staging, ignore_errors=True)  # left by a report that was killed
+        name = Path(warehouse).name
+        index = page(f"srlens report: {name}", overview.page_body(report, name, built), "")
+        try:
+            write_pages(con, staging, all_runs, report, index)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     finally:
         con.close()
+    swap_in(staging, out)
+    return out / "index.html"
+
+
+def write_pages(con, staging, all_runs, report, index):
+    """The run and sentence pages, the assets and index.html, into the staging folder."""
+    (staging / "runs").mkdir(parents=True)
+    (staging / "sentences").mkdir()
+    for number, run in enumerate(all_runs, 1):
+        print(f"report: run {number}/{len(all_runs)} {run['submission_id']}", file=sys.stderr)
+        anchor = report.corpus_anchors.get((run["campaign"], run["corpus"]), "")
+        html, examples = runs.run_page(con, run, f"index.html#{anchor}")
+        (staging / runs.run_file(run["submission_id"])).write_text(html, encoding="utf-8")
+        for sent_idx, text in sentences.sentence_pages(con, run, examples):
+            path = staging / runs.sentence_file(run["submission_id"], sent_idx)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
     for asset in ASSETS:
-        shutil.copyfile(REPORT_ASSETS_DIR / asset, out / asset)
-    name = Path(warehouse).name
-    index = out / "index.html"
-    index.write_text(page(f"srlens report: {name}", overview.page_body(report, name, built), ""), encoding="utf-8")
-    return index
+        shutil.copyfile(REPORT_ASSETS_DIR / asset, staging / asset)
+    (staging / "index.html").write_text(index, encoding="utf-8")
 
 
-__all__ = ["REQUIRED_MARTS", "write_report"]
+def swap_in(staging, out):
+    """Move the staged pages over the earlier report's: renames within OUT_DIR, then delete the old."""
+    old = out / OLD
+    shutil.rmtree(old, ignore_errors=True)
+    old.mkdir()
+    for folder in ("runs", "sentences"):
+        if (out / folder).exists():
+            os.replace(out / folder, old / folder)
+        os.replace(staging / folder, out / folder)
+    for file in (*ASSETS, "index.html"):
+        os.replace(staging / file, out / file)
+    staging.rmdir()
+    shutil.rmtree(old)
+
+
+__all__ = ["REQUIRED_MARTS", "ReportError", "write_report"]
