@@ -259,6 +259,26 @@ def drop_judgments_of_changed_texts(con, campaign, corpus, team, run):
     ).fetchone()[0]
 
 
+def run_text_fingerprint(con, sub_id):
+    """A hash of the run's sentence texts in order (NULL for a run not loaded): what a system-level
+    human score judged. The file's own hash would also change with its format or its parses."""
+    return con.execute(
+        """select sha256(string_agg(sent_idx || chr(31) || coalesce(text, chr(30)), chr(29) order by sent_idx))
+           from raw.outputs where submission_id = ?""",
+        [sub_id],
+    ).fetchone()[0]
+
+
+def drop_system_scores(con, campaign, corpus, team, run):
+    """Delete the run's system-level human scores; returns how many. load_outputs calls it inside its
+    transaction when a reload changes the run's text: a score describes the outputs it judged."""
+    return con.execute(
+        """delete from raw.system_human_scores
+           where campaign = ? and corpus = ? and team = ? and run = ?""",
+        [campaign, corpus, team, run],
+    ).fetchone()[0]
+
+
 # System-level scores (`load-human FILE --level system`, issue 17): one score per run and criterion.
 
 SYSTEM_REQUIRED = ("campaign", "corpus", "team", "run", "criterion", "score")

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.errors import LoadError
-from srlens.loaders.human import drop_judgments_of_changed_texts
+from srlens.loaders.human import drop_judgments_of_changed_texts, drop_system_scores, run_text_fingerprint
 from srlens.loaders.names import check_name, submission_id
 from srlens.loaders.outputs_reader import read_run
 from srlens.loaders.store import insert_columns, open_for_write, transaction, utc_now
@@ -29,7 +29,8 @@ __all__ = [
 
 
 class LoadedRun(NamedTuple):
-    """What load_outputs did: sentences matched, sentences missing, human judgments dropped."""
+    """What load_outputs did: sentences matched, sentences missing, human judgments dropped (sentence- and
+    system-level)."""
 
     loaded: int
     missing: int
@@ -151,13 +152,15 @@ def store_run(
 
     reference_free_language: the run creates (or confirms) a reference-free corpus of that language, in the
     same transaction. Human judgments of the run whose sentence text the reload changes or removes are
-    deleted in the same transaction (loaders/human.py): a judgment describes one text.
+    deleted in the same transaction (loaders/human.py): a judgment describes one text. So are the run's
+    system-level human scores when any of its text changes (judgments_dropped counts both).
     """
     sub_id = submission_id(campaign, corpus, team, run)
     rows, matched_by = _match(path, run_file, reference, allow_partial)
     with transaction(con):
         if reference_free_language is not None:
             _create_reference_free_corpus(con, corpus, reference_free_language)
+        old_text = run_text_fingerprint(con, sub_id)
         for table in ("raw.submissions", "raw.outputs", "raw.output_tokens"):
             con.execute(f"delete from {table} where submission_id = ?", [sub_id])
         insert_columns(con, "raw.outputs", {"submission_id": [sub_id] * len(rows["sent_idx"]), **rows})
@@ -182,6 +185,8 @@ def store_run(
             ],
         )
         dropped = drop_judgments_of_changed_texts(con, campaign, corpus, team, run)
+        if run_text_fingerprint(con, sub_id) != old_text:  # a new run, or other text: no score judged it
+            dropped += drop_system_scores(con, campaign, corpus, team, run)
     return LoadedRun(len(reference) - missing, missing, dropped)
 
 

@@ -135,18 +135,20 @@ def _chunked(con):
 
 def _loads_since(con, started_at):
     """Loads that finished after the build started (loads wait for a running build, so after it)."""
-    # One load writes one loaded_at: a judgment or rule file counts once, not once per row.
+    # One load writes one timestamp: a judgment or rule file counts once, not once per row.
     parts = [
-        ("raw", "treebank_files", "corpus"),
-        ("raw", "submissions", "submission_id"),
-        ("raw", "human_judgments", "source_file"),
-        ("raw", "lambre_manual_rules", "source_file"),
+        ("raw", "treebank_files", "corpus", "loaded_at"),
+        ("raw", "submissions", "submission_id", "loaded_at"),
+        ("raw", "human_judgments", "source_file", "loaded_at"),
+        ("raw", "system_human_scores", "source_file", "loaded_at"),
+        ("raw", "lambre_manual_rules", "source_file", "loaded_at"),
+        ("raw", "campaign_dates", "campaign", "set_at"),
     ]
     return sum(
         con.execute(
-            f"select count(distinct ({key}, loaded_at)) from {schema}.{table} where loaded_at > ?", [started_at]
+            f"select count(distinct ({key}, {at})) from {schema}.{table} where {at} > ?", [started_at]
         ).fetchone()[0]
-        for schema, table, key in parts
+        for schema, table, key, at in parts
         if _has(con, schema, table)
     )
 

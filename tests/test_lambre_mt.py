@@ -4,7 +4,9 @@ correlations, rules across campaigns, through the real loaders and one real dbt 
 The runs are the first 200 sentences of the fr_gsd, de_gsd and ru_gsd test splits, loaded as
 CoNLL-U (no parser needed) into corpora without a treebank, with agreement errors injected at known
 rates (tests/lambre_mt_data.py); the rules come from the dev splits. French has more systems, an
-outlier in its made-up human scores and a second campaign; German has sentence-level judgments only.
+outlier in its made-up human scores and a second campaign with two reference runs; German has
+sentence-level judgments only; Russian has system-level scores for two of its systems and
+sentence-level judgments for all three on the same criterion (da), and a criterion whose MAD is 0.
 """
 
 import csv
@@ -34,6 +36,7 @@ RATES = {"sys0": 0.0, "sys10": 0.1, "sys30": 0.3}
 FR_MORE = {"sys05": 0.05, "sys20": 0.2, "sysout": 0.15}
 FR_2020 = {"sysa": 0.02, "sysb": 0.04}
 OUTLIER = "mt19/fr_mt/sysout/1"
+RU_ADEQUACY = {"sys0": 1.0, "sys10": 1.0, "sys30": 2.0}  # median 1, MAD 0
 
 
 def split_path(language):
@@ -82,6 +85,7 @@ def mt(tmp_path_factory):
     for team, rate in FR_2020.items():
         load_run("fr", "mt20", team, rate)
     load_run("fr", "mt20", "reference", 0.0, run="human")
+    load_run("fr", "mt20", "reference", 0.3, run="human2")  # a second reference run, with another score
     set_campaign_date(warehouse, "mt19", "2019")
     set_campaign_date(warehouse, "mt20", "2020-06")
 
@@ -93,6 +97,8 @@ def mt(tmp_path_factory):
     ]
     rows += [("mt19", "fr_mt", team, "1", "mqm", 200 * rate, "lower") for team, rate in fr_rates.items()]
     rows += [("mt19", "ru_mt", team, "1", "da", da(RATES[team]), "higher") for team in ("sys0", "sys10")]
+    # MAD 0: two of three systems share the median, the third is off it but is no outlier
+    rows += [("mt19", "ru_mt", team, "1", "adequacy", score, "higher") for team, score in RU_ADEQUACY.items()]
     load_system_human(
         warehouse,
         write_csv(
@@ -110,12 +116,23 @@ def mt(tmp_path_factory):
         for team in RATES
         for k, sent_id in enumerate(sent_ids)
     ]
+    # Russian: sentence-level da for all three systems, where two have a system-level da (other units)
+    ru_ids = [
+        line.split("= ", 1)[1]
+        for line in split_path("ru").read_text(encoding="utf-8").splitlines()
+        if line.startswith("# sent_id = ")
+    ][:20]
+    ru_judgments = [
+        ("A2", "mt19", team, "1", "ru_mt", sent_id, "da", 50 - 100 * RATES[team] + k % 5)
+        for team in RATES
+        for k, sent_id in enumerate(ru_ids)
+    ]
     load_human(
         warehouse,
         write_csv(
             root / "fluency.csv",
             ("annotator", "campaign", "team", "run", "corpus", "sent_id", "criterion", "score"),
-            judgments,
+            judgments + ru_judgments,
         ),
     )
     build(warehouse, echo=False, processor="aligned")
@@ -168,7 +185,7 @@ def test_rule_score_falls_strictly_with_the_error_rate(mt, con, language):
 
 def test_every_reference_based_figure_is_null_and_rule_scores_are_kept(con):
     runs = con.execute("select count(*) from submission_scores where corpus like '%\\_mt' escape '\\'").fetchone()[0]
-    assert runs == 3 * 3 + 3 + 1 + 3
+    assert runs == 3 * 3 + 3 + 1 + 4
     sentences = con.execute("""
         select count(*), count(bleu), count(dea), count(reference_words), count(dea_edges), count(dea_matched),
                count(simple_string_accuracy), count(generation_string_accuracy), count(simple_tree_accuracy),
@@ -181,7 +198,8 @@ def test_every_reference_based_figure_is_null_and_rule_scores_are_kept(con):
         for r in con.execute("""select column_name from duckdb_columns() where table_name =
         'submission_scores' and data_type in ('DOUBLE', 'FLOAT')""").fetchall()
     ]
-    reference_based = [c for c in columns if not c.startswith("rule_score")]
+    # human judgment means (fluency_z_mean, adequacy_z_mean) do not come from the reference
+    reference_based = [c for c in columns if not c.startswith("rule_score") and not c.endswith("_z_mean")]
     assert {"corpus_bleu", "dea", "bleu_mean", "corpus_bleu_ci_low", "dea_ci_high"} <= set(reference_based)
     nonnull = con.execute(
         "select "
@@ -267,7 +285,7 @@ def python_correlations(con):
     for (campaign, corpus, criterion), group in human.groupby(["campaign", "corpus", "criterion"]):
         h = group.human_score.to_numpy()
         mad = np.median(np.abs(h - np.median(h)))
-        outlier = dict(zip(group.submission_id, np.abs(h - np.median(h)) > 2.5 * 1.4826 * mad))
+        outlier = dict(zip(group.submission_id, (mad > 0) & (np.abs(h - np.median(h)) > 2.5 * 1.4826 * mad)))
         for metric in ("rule_score", "rule_score_mean", "corpus_bleu"):
             pairs = [
                 (metrics.at[s, metric], y, outlier[s])
@@ -304,7 +322,7 @@ def test_system_correlations_equal_scipy_on_the_same_vectors(con):
         "select * from system_correlations where metric in ('rule_score', 'rule_score_mean', 'corpus_bleu')"
     ).df()
     got = {(r.campaign, r.corpus, r.metric, r.criterion): r for r in rows.itertuples()}
-    assert set(got) == set(expected) and len(got) == 4 * 2  # fr da, fr mqm, de fluency, ru da; no BLEU
+    assert set(got) == set(expected) and len(got) == 5 * 2  # fr da, fr mqm, de fluency, ru da, ru adequacy
     for key, row in expected.items():
         for column in (
             "pearson_r",
@@ -355,8 +373,92 @@ def test_system_score_from_sentence_z_scores_and_few_systems(mt, con):
     assert de[0] == 3 and de[1] > 0.9
     # two systems: no correlation (NULL, not 0)
     ru = con.execute("""select systems, pearson_r, spearman_rho, kendall_tau, pearson_r_no_outliers
-                        from system_correlations where corpus = 'ru_mt' and metric = 'rule_score'""").fetchone()
+                        from system_correlations where corpus = 'ru_mt' and metric = 'rule_score'
+                          and criterion = 'da'""").fetchone()
     assert ru == (2, None, None, None, None)
+
+
+def test_a_mad_of_zero_makes_no_outlier(con):
+    """Scores 1, 1, 2: median 1, MAD 0; the system off the median is kept (the robust z is undefined)."""
+    rows = con.execute("""select metric, systems, outliers, systems_no_outliers, human_median, human_mad
+                          from system_correlations where corpus = 'ru_mt' and criterion = 'adequacy'
+                            and metric in ('rule_score', 'rule_score_mean') order by metric""").fetchall()
+    assert rows == [(metric, 3, [], 3, 1.0, 0.0) for metric in ("rule_score", "rule_score_mean")]
+
+
+def test_one_source_of_human_scores_per_campaign_corpus_and_criterion(con):
+    """ru_mt da: system-level scores for sys0 and sys10, sentence judgments for all three; the
+    sentence z-means (other units) are not mixed in, so sys30 has no da score."""
+    judged = con.execute("""select count(distinct submission_id) from intermediate.int_human_scores
+                            where corpus = 'ru_mt' and criterion = 'da'""").fetchone()
+    assert judged == (3,)
+    got = con.execute("""select submission_id, human_score, human_source from intermediate.int_system_human_scores
+                         where corpus = 'ru_mt' and criterion = 'da' order by submission_id""").fetchall()
+    assert got == [(f"mt19/ru_mt/{team}/1", da(RATES[team]), "system") for team in ("sys0", "sys10")]
+    mixed = con.execute("""select campaign, corpus, criterion from intermediate.int_system_human_scores
+                           group by all having count(distinct human_source) > 1""").fetchall()
+    assert mixed == []
+    assert con.execute("""select distinct human_source, systems from system_correlations
+                          where corpus = 'ru_mt' and criterion = 'da'""").fetchall() == [("system", 2)]
+
+
+def test_reference_free_corpora_have_no_ensemble(con):
+    """Without DEA every choice would be the submission_id tie-break: no candidates, no rows."""
+    for relation in ("intermediate.int_ensemble_candidates", "ensemble_selection", "ensemble_choices"):
+        rows = con.execute(f"""select count(*) from {relation}
+                               where corpus in (select corpus from raw.reference_free_corpora)""").fetchone()[0]
+        assert rows == 0, relation
+
+
+def test_status_counts_system_scores_and_campaign_dates_as_loads(mt, tmp_path):
+    warehouse = tmp_path / "copy.duckdb"
+    shutil.copy(mt[0], warehouse)
+    assert "up to date: nothing loaded since the last build" in status(warehouse)
+    set_campaign_date(warehouse, "mt19", "2019-06")
+    assert "stale: 1 load since the last build" in status(warehouse)
+    header = ("campaign", "corpus", "team", "run", "criterion", "score")
+    load_system_human(warehouse, write_csv(tmp_path / "s.csv", header, [("mt19", "fr_mt", "sys0", "1", "da", 1)]))
+    assert "stale: 2 loads since the last build" in status(warehouse)
+
+
+def test_a_reload_with_other_text_drops_the_run_s_system_level_scores(tmp_path):
+    require_shared()
+    warehouse = tmp_path / "srlens.duckdb"
+    text = first_sentences(split_path("fr"), 5)
+    run = tmp_path / "run.conllu"
+    run.write_text(text, encoding="utf-8")
+    sentences = [line.split("= ", 1)[1] for line in text.splitlines() if line.startswith("# text = ")]
+    plain = tmp_path / "run.txt"  # the same text in another format: the file's hash changes, the text does not
+    plain.write_text("".join(f"{t}\n" for t in sentences), encoding="utf-8")
+    other = tmp_path / "other.txt"  # one sentence's text changed
+    other.write_text("".join(f"{t}\n" for t in ["Une autre phrase .", *sentences[1:]]), encoding="utf-8")
+    header = ("campaign", "corpus", "team", "run", "criterion", "score")
+    scores = write_csv(
+        tmp_path / "s.csv", header, [("default", "fr_mt", team, "1", c, 1) for team in "ab" for c in ("da", "mqm")]
+    )
+
+    def load(path, team):
+        return load_outputs(warehouse, path, "fr_mt", team, "1", no_reference=True, language="fr")
+
+    def kept():
+        db = duckdb.connect(str(warehouse), read_only=True)
+        try:
+            return db.execute(
+                "select team, count(*) from raw.system_human_scores group by team order by team"
+            ).fetchall()
+        finally:
+            db.close()
+
+    load(run, "a")
+    load(run, "b")
+    load_system_human(warehouse, scores)
+    assert load(run, "a").judgments_dropped == 0  # the same file again: its scores stay
+    assert kept() == [("a", 2), ("b", 2)]
+    assert load(other, "a").judgments_dropped == 2  # other text: its two scores judged another output
+    assert kept() == [("b", 2)]
+    load_system_human(warehouse, scores)
+    assert load(plain, "b").judgments_dropped == 0  # the same text, parsed at build instead: they stay
+    assert kept() == [("a", 2), ("b", 2)]
 
 
 def test_system_level_file_errors_name_the_line_and_change_nothing(mt, tmp_path):
@@ -416,14 +518,23 @@ def test_campaign_dates():
 
 def test_campaign_trends_mark_the_reference_run(con):
     rows = con.execute("""select campaign, campaign_date::varchar, systems, rule_score_median, rule_score_min,
-                                 reference_submission_id, reference_rule_score, has_reference_treebank, parsers
+                                 reference_submission_id, reference_rule_score, reference_runs,
+                                 has_reference_treebank, parsers
                           from campaign_trends where corpus = 'fr_mt' order by campaign_date""").fetchall()
     assert [r[:3] for r in rows] == [("mt19", "2019-01-01", 6), ("mt20", "2020-06-01", 2)]
     mt19 = rule_scores(con, "fr_mt")
     systems = [v for team, v in mt19.items() if team != "reference"]
     assert rows[0][3] == pytest.approx(np.median(systems), abs=1e-12) and rows[0][4] == min(systems)
-    assert rows[0][5:] == ("mt19/fr_mt/reference/human", mt19["reference"], False, "user conllu")
+    assert rows[0][5:] == ("mt19/fr_mt/reference/human", mt19["reference"], 1, False, "user conllu")
     assert mt19["reference"] == pytest.approx(mt19["sys0"], abs=1e-12)  # the text of the error-free system
+    # two reference runs: the score given is that of the run named, not their mean
+    mt20 = dict(
+        con.execute("""select submission_id, rule_score from submission_scores
+                       where corpus = 'fr_mt' and campaign = 'mt20' and team = 'reference'""").fetchall()
+    )
+    first, second = mt20["mt20/fr_mt/reference/human"], mt20["mt20/fr_mt/reference/human2"]
+    assert first > second  # error-free, and 30% of agreement errors
+    assert rows[1][5:8] == ("mt20/fr_mt/reference/human", first, 2)
 
 
 def test_rule_trends_are_the_medians_of_lambre_rule_scores(con):
@@ -458,8 +569,8 @@ def test_report_views_and_status_name_the_parser(mt, con):
     assert html.count("<svg") == 3 + 3 and "fr_mt: user conllu" in html and "parser" in html
     text = status(mt[0])
     assert "reference-free corpora: 3" in text and "campaign dates: mt19 2019, mt20 2020-06" in text
-    assert "system-level human scores: 14" in text
-    assert "rule scores (L'AMBRE) parsed by: user conllu (16 runs)" in text
+    assert "system-level human scores: 17" in text
+    assert "rule scores (L'AMBRE) parsed by: user conllu (17 runs)" in text
 
 
 def test_the_report_shows_the_trends_once_and_lists_them(mt, tmp_path):

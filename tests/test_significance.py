@@ -107,6 +107,12 @@ def test_resampled_sums_are_the_sums_of_the_drawn_lists():
     assert list(zip(got["kind"], got["sample"], got["sums"])) == want
     assert ("ar", [0.0, 0.0, 0.0]) in [(k, s) for k, _, s in want]  # the case the old SQL join dropped
     assert con.execute("select srlens_resample_sums(null, 6, 40, 3)").fetchone()[0] is None
+    # a statistic NULL in every sentence (BLEU's of a reference-free run) sums to NULL, as SQL's sum
+    partial = [[a, None, c] for a, _, c in statistics]
+    got = con.execute("select srlens_resample_sums(?::double[][], 6, 40, 3)", [partial]).fetchone()[0]
+    assert got["sums"] == [[a, None, c] for a, _, c in (sums for _, _, sums in want)]
+    with pytest.raises(duckdb.Error, match="NULL in some sentences and not in others"):
+        con.execute("select srlens_resample_sums([[1.0], [null]]::double[][], 6, 40, 3)").fetchone()
 
 
 def test_resampled_sums_of_many_lists_in_one_call():

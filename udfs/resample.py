@@ -19,7 +19,8 @@ the statistics except the summed scores, which only differ in the order of float
 Every trial has a row, also one that swaps no sentence (its sums are 0), as SPEC reads.
 
 In SQL the result is one STRUCT of parallel lists (kind, sample, sums) that the caller
-unnests; a NULL argument gives NULL.
+unnests; a NULL argument gives NULL. A statistic NULL in every sentence of the list (the
+reference-based ones of a reference-free run, issue 17) gives NULL sums, as SQL's sum does.
 """
 
 from functools import lru_cache
@@ -80,10 +81,18 @@ def _udf_resample_sums(statistics, samples, trials, seed):
         sentences = lists.values  # one list of statistics per sentence (a slice: flatten() respects it)
         widths = sentences.value_lengths().to_numpy(zero_copy_only=False)
         values = sentences.flatten()
-        if sentences.null_count or values.null_count or len(set(widths.tolist())) > 1:
+        if sentences.null_count or len(set(widths.tolist())) > 1:
             raise ValueError("srlens_resample_sums: every sentence needs the same number of statistics, none NULL")
         width = int(widths[0]) if len(widths) else 0
-        sums = resample_sums(values.to_numpy(zero_copy_only=False).reshape(len(widths), width), b, r, s)
+        matrix = values.to_numpy(zero_copy_only=False).reshape(len(widths), width)  # NULL: NaN
+        # A statistic NULL in every sentence (the reference-based ones of a reference-free run) sums
+        # to NULL, as SQL's sum does; NULL in only some sentences is an error.
+        null = np.isnan(matrix)
+        absent = null.all(axis=0) if len(widths) else np.zeros(width, dtype=bool)
+        if null[:, ~absent].any():
+            raise ValueError("srlens_resample_sums: a statistic is NULL in some sentences and not in others")
+        sums = resample_sums(np.where(null, 0.0, matrix), b, r, s)
+        sums[:, absent] = np.nan
         kind, sample = kinds(b, r)
         kind_lists.append(kind)
         sample_lists.append(sample)
@@ -100,7 +109,9 @@ def _struct(kind_lists, sample_lists, sum_rows):
     widths = np.concatenate([np.full(m.shape[0], m.shape[1], dtype=np.int64) for m in matrices] or [[]])
     inner = np.concatenate([[0], np.cumsum(widths)]).astype(np.int32)
     values = np.concatenate([m.ravel() for m in matrices] or [np.zeros(0)])
-    sums = pa.ListArray.from_arrays(pa.array(outer), pa.ListArray.from_arrays(pa.array(inner), pa.array(values)))
+    # NaN only marks a statistic NULL in every sentence (sums of numbers are never NaN): NULL in SQL
+    cells = pa.array(values, from_pandas=True)
+    sums = pa.ListArray.from_arrays(pa.array(outer), pa.ListArray.from_arrays(pa.array(inner), cells))
     kind = pa.array([k or [] for k in kind_lists], type=pa.list_(pa.string()))
     sample = pa.array([s or [] for s in sample_lists], type=pa.list_(pa.int32()))
     return pa.StructArray.from_arrays(

@@ -4,9 +4,10 @@
 -- A setup is (corpus, tuning_corpus): every corpus with realized sentences learns on itself,
 -- leaving the sentence out (tuning_corpus = corpus), and each pair of var ensemble_tuning_corpus
 -- ({"target": "tuning"}) learns on the tuning corpus. The candidates of sentence x are the runs
--- of the corpus that realized x, less those of var ensemble_exclude_runs. Each run learns from
--- its teacher: itself (leave-one-out), or the tuning corpus's run with the same team and run
--- name (the same campaign first, then the smaller submission_id); none: it learns nothing.
+-- of the corpus that realized x, less those of var ensemble_exclude_runs; a corpus without a
+-- reference treebank (issue 17) has none. Each run learns from its teacher: itself
+-- (leave-one-out), or the tuning corpus's run with the same team and run name (the same
+-- campaign first, then the smaller submission_id); none: it learns nothing.
 --
 --   DEA_r(S) = (M_r - m_r(x)) / (E_r - e_r(x))   learned matched / edges of base relation r
 --   (the teacher's totals; m_r(x), e_r(x), x's own counts, are subtracted only when leaving out)
@@ -63,6 +64,9 @@ runs as (
         group by submission_id
     ) r
         using (submission_id)
+    -- a run of a reference-free corpus has no DEA to learn or expect: its choices would be mere
+    -- submission_id tie-breaks, so such corpora have no ensemble
+    join {{ ref('int_corpora') }} c on c.corpus = s.corpus and c.has_reference
 ),
 
 setups as (

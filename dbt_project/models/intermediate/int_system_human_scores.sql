@@ -1,6 +1,8 @@
--- One human score per run and criterion (issue 17): the system-level score loaded with
--- `load-human --level system` where there is one; otherwise, when only sentence-level judgments
--- exist, the mean over the run's sentences of their annotator-mean z-score (int_human_scores).
+-- One human score per run and criterion (issue 17), from one source per (campaign, corpus,
+-- criterion), so that a correlation never mixes units: the system-level scores loaded with
+-- `load-human --level system` when any run there has one (runs without one then have no human
+-- score on that criterion); otherwise, when only sentence-level judgments exist, the mean over
+-- each run's sentences of their annotator-mean z-score (int_human_scores).
 -- orientation: 'higher' (higher is better) or 'lower' (an error penalty such as MQM), as the
 -- system-level files record it per criterion; 'higher' for a criterion only judged per sentence.
 with given as (
@@ -34,5 +36,5 @@ from from_sentences f
 left join orientations o using (criterion)
 where not exists (
     select 1 from given g
-    where g.submission_id = f.submission_id and g.criterion = f.criterion
+    where g.campaign = f.campaign and g.corpus = f.corpus and g.criterion = f.criterion
 )

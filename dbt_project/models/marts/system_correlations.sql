@@ -40,7 +40,8 @@ spread as (
 human as (
     select
         h.*, s.human_median, s.human_mad,
-        abs(h.human_score - s.human_median) > 2.5 * 1.4826 * s.human_mad as is_outlier
+        -- MAD 0 (most runs share one score): no outlier, not every run off the median
+        s.human_mad > 0 and abs(h.human_score - s.human_median) > 2.5 * 1.4826 * s.human_mad as is_outlier
     from {{ ref('int_system_human_scores') }} h
     join spread s using (campaign, corpus, criterion)
 ),
