@@ -1,12 +1,15 @@
 """L'AMBRE as its paper uses it (issue 17): reference-free runs, system-level human scores and
 correlations, rules across campaigns, through the real loaders and one real dbt build.
 
-The runs are the first 200 sentences of the fr_gsd, de_gsd and ru_gsd test splits, loaded as
+The runs are the first 200 sentences of the fr_gsd, de_gsd, ru_gsd and en_ewt test splits, loaded as
 CoNLL-U (no parser needed) into corpora without a treebank, with agreement errors injected at known
 rates (tests/lambre_mt_data.py); the rules come from the dev splits. French has more systems, an
 outlier in its made-up human scores and a second campaign with two reference runs; German has
 sentence-level judgments only; Russian has system-level scores for two of its systems and
 sentence-level judgments for all three on the same criterion (da), and a criterion whose MAD is 0.
+Beside them, in the same campaign, a corpus with a treebank (fr_tb: the same 200 French sentences)
+has three text runs with word-order errors and system-level scores, so that every mart has rows of
+reference-based runs to set the reference-free ones against, and every metric a correlation.
 """
 
 import csv
@@ -24,23 +27,27 @@ from srlens.loaders.campaign_dates import parse_campaign_date, set_campaign_date
 from srlens.loaders.errors import LoadError
 from srlens.loaders.human import load_human, load_system_human
 from srlens.loaders.load import load_outputs, load_treebank
-from srlens.report.lambre_trends import rule_medians_chart, section, systems_chart
+from srlens.report.lambre_trends import SYSTEMS_SQL, rule_medians_chart, section, systems_chart
 from srlens.status import status
 from tests.conftest import SHARED, require_shared, table_snapshot
-from tests.lambre_mt_data import first_sentences, inject_agreement_errors
+from tests.lambre_mt_data import first_sentences, inject_agreement_errors, reverse_words
 
 SENTENCES = 200
 SEED = 17
+LANGUAGES = ("fr", "de", "ru", "en")
 RATES = {"sys0": 0.0, "sys10": 0.1, "sys30": 0.3}
 # French: two more systems, and one whose human score is far off (the outlier).
 FR_MORE = {"sys05": 0.05, "sys20": 0.2, "sysout": 0.15}
 FR_2020 = {"sysa": 0.02, "sysb": 0.04}
 OUTLIER = "mt19/fr_mt/sysout/1"
 RU_ADEQUACY = {"sys0": 1.0, "sys10": 1.0, "sys30": 2.0}  # median 1, MAD 0
+# Median 12.5, MAD 1.5: sysout lies 3 MADs off, beyond 2.5 MADs but within 2.5 x 1.4826 = 3.7 (kept).
+FR_NEAR = {"sys0": 14, "sys05": 13, "sys10": 12, "sys20": 11, "sys30": 10, "sysout": 17}
 
 
-def split_path(language):
-    return SHARED / "ud" / f"{language}_gsd" / f"{language}_gsd-ud-test.conllu"
+def split_path(language, split="test"):
+    treebank = "en_ewt" if language == "en" else f"{language}_gsd"
+    return SHARED / "ud" / treebank / f"{treebank}-ud-{split}.conllu"
 
 
 def da(rate):
@@ -65,7 +72,7 @@ def mt(tmp_path_factory):
     flipped = {}
 
     def load_run(language, campaign, team, rate, run="1"):
-        text, n = inject_agreement_errors(first_sentences(split_path(language), SENTENCES), rate, SEED)
+        text, n = inject_agreement_errors(first_sentences(split_path(language), SENTENCES), rate, SEED, language)
         path = root / f"{language}_{campaign}_{team}.conllu"
         path.write_text(text, encoding="utf-8")
         load_outputs(
@@ -73,12 +80,23 @@ def mt(tmp_path_factory):
         )
         flipped[f"{campaign}/{language}_mt/{team}/{run}"] = n
 
-    for language in ("fr", "de", "ru"):
-        load_treebank(
-            warehouse, SHARED / "ud" / f"{language}_gsd" / f"{language}_gsd-ud-dev.conllu", f"{language}_gsd_dev"
-        )
+    for language in LANGUAGES:
+        load_treebank(warehouse, split_path(language, "dev"), f"{language}_dev")
         for team, rate in RATES.items():
             load_run(language, "mt19", team, rate)
+    # the reference-based corpus beside them: its treebank, and runs as text with word-order errors
+    treebank = root / "fr_tb.conllu"
+    treebank.write_text(first_sentences(split_path("fr"), SENTENCES), encoding="utf-8")
+    load_treebank(warehouse, treebank, "fr_tb")
+    texts = [
+        line[len("# text = ") :]
+        for line in treebank.read_text(encoding="utf-8").splitlines()
+        if line.startswith("# text = ")
+    ]
+    for team, rate in RATES.items():
+        path = root / f"fr_tb_{team}.txt"
+        path.write_text("".join(f"{t}\n" for t in reverse_words(texts, rate, SEED)), encoding="utf-8")
+        load_outputs(warehouse, path, "fr_tb", team, "1", "mt19", "text")
     for team, rate in FR_MORE.items():
         load_run("fr", "mt19", team, rate)
     load_run("fr", "mt19", "reference", 0.0, run="human")
@@ -96,7 +114,9 @@ def mt(tmp_path_factory):
         for team, rate in fr_rates.items()
     ]
     rows += [("mt19", "fr_mt", team, "1", "mqm", 200 * rate, "lower") for team, rate in fr_rates.items()]
+    rows += [("mt19", "fr_mt", team, "1", "near", score, "higher") for team, score in FR_NEAR.items()]
     rows += [("mt19", "ru_mt", team, "1", "da", da(RATES[team]), "higher") for team in ("sys0", "sys10")]
+    rows += [("mt19", "fr_tb", team, "1", "DA", da(rate), "higher") for team, rate in RATES.items()]
     # MAD 0: two of three systems share the median, the third is off it but is no outlier
     rows += [("mt19", "ru_mt", team, "1", "adequacy", score, "higher") for team, score in RU_ADEQUACY.items()]
     load_system_human(
@@ -157,7 +177,7 @@ def rule_scores(con, corpus, campaign="mt19"):
 # ------------------------------------------------------------------- part 1: reference-free runs
 
 
-@pytest.mark.parametrize("language", ["fr", "de", "ru"])
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_rule_score_falls_strictly_with_the_error_rate(mt, con, language):
     flipped = mt[2]
     assert [flipped[f"mt19/{language}_mt/{t}/1"] for t in RATES] == sorted(
@@ -183,43 +203,142 @@ def test_rule_score_falls_strictly_with_the_error_rate(mt, con, language):
     assert means["sys0"] > means["sys10"] > means["sys30"]
 
 
+FREE = "corpus in (select corpus from raw.reference_free_corpora)"
+# The only numeric columns with a value in a row of a reference-free corpus, mart by mart: rule scores,
+# human scores, counts of what the run has (sentences, words), and counts of 0 where a figure counts
+# reference trees (projectivity_tests, entropy_dea_correlation; their statistics are NULL). A new
+# column here is a new figure to look at: a reference-based one must be NULL, never 0.
+NONNULL_WITHOUT_REFERENCE = {
+    "campaign_trends": {
+        "systems",
+        "rule_score_median",
+        "rule_score_mean",
+        "rule_score_min",
+        "rule_score_max",
+        "reference_rule_score",
+        "reference_runs",
+    },
+    "entropy_dea_correlation": {"relations"},
+    "lambre_failures": {"sent_idx", "word_idx", "head_idx"},
+    "lambre_rule_scores": {"matches", "failures", "score", "sentences_fired"},
+    "metric_correlations": {"n", "rho", "p_value", "p_holm", "holm_tests"},  # rule_score x fluency_z only
+    "pairwise_significance": {  # rule_score_mean only
+        "n",
+        "value_a",
+        "value_b",
+        "delta",
+        "ci_low",
+        "ci_high",
+        "p_value",
+        "p_value_ar",
+        "bootstrap_samples",
+        "ar_samples",
+        "bootstrap_seed",
+    },
+    "projectivity_tests": {"n_projective", "n_nonprojective"},
+    "sentence_scores": {"sent_idx", "output_words", "rule_score", "fluency_z"},
+    "submission_scores": {"sentences", "missing", "rule_score", "rule_score_mean", "fluency_z_mean"},
+    "system_correlations": {  # rule_score and rule_score_mean only
+        "systems",
+        "pearson_r",
+        "pearson_p",
+        "spearman_rho",
+        "spearman_p",
+        "kendall_tau",
+        "kendall_p",
+        "systems_no_outliers",
+        "pearson_r_no_outliers",
+        "pearson_p_no_outliers",
+        "human_median",
+        "human_mad",
+    },
+}
+# Marts of the reference trees (mining, DEA, buckets, examples, ensembles, treebank statistics): rows for
+# the reference-based corpus fr_tb, none for a reference-free one.
+REFERENCE_ONLY = (
+    "bucket_scores",
+    "dea_by_relation",
+    "error_examples",
+    "suspicious_subtrees",
+    "ensemble_selection",
+    "ensemble_choices",
+    "corpus_stats",
+    "relation_entropy",
+    "sentence_complexity",
+)
+
+
+def numeric_columns(con, mart):
+    return [
+        r[0]
+        for r in con.execute(
+            """select column_name from duckdb_columns() where schema_name = 'main' and table_name = ?
+               and (data_type in ('DOUBLE', 'FLOAT', 'BIGINT', 'INTEGER', 'HUGEINT') or data_type like 'DECIMAL%')
+               order by column_index""",
+            [mart],
+        ).fetchall()
+    ]
+
+
 def test_every_reference_based_figure_is_null_and_rule_scores_are_kept(con):
-    runs = con.execute("select count(*) from submission_scores where corpus like '%\\_mt' escape '\\'").fetchone()[0]
-    assert runs == 3 * 3 + 3 + 1 + 4
-    sentences = con.execute("""
+    runs = con.execute(f"select count(*) from submission_scores where {FREE}").fetchone()[0]
+    assert runs == 4 * 3 + 3 + 1 + 4
+    sentences = con.execute(f"""
         select count(*), count(bleu), count(dea), count(reference_words), count(dea_edges), count(dea_matched),
                count(simple_string_accuracy), count(generation_string_accuracy), count(simple_tree_accuracy),
                count(generation_tree_accuracy), count(reorder_accuracy), count(understandability_accuracy),
                count(quality_accuracy), count(rule_score)
-        from sentence_scores""").fetchone()
+        from sentence_scores where {FREE}""").fetchone()
     assert sentences == (runs * SENTENCES,) + (0,) * 12 + (runs * SENTENCES,)
-    columns = [
+    # the reference-based runs beside them have every one of these figures
+    control = con.execute("select * from sentence_scores where corpus = 'fr_tb'").df()
+    assert len(control) == 3 * SENTENCES
+    assert control[["bleu", "dea", "reference_words", "simple_tree_accuracy", "quality_accuracy"]].notna().all().all()
+    # every mart with a corpus: the numeric columns with a value in a reference-free row are the listed ones
+    marts = [
         r[0]
-        for r in con.execute("""select column_name from duckdb_columns() where table_name =
-        'submission_scores' and data_type in ('DOUBLE', 'FLOAT')""").fetchall()
+        for r in con.execute("""select distinct table_name from duckdb_columns() where schema_name = 'main'
+                                and column_name = 'corpus' order by 1""").fetchall()
     ]
-    # human judgment means (fluency_z_mean, adequacy_z_mean) do not come from the reference
-    reference_based = [c for c in columns if not c.startswith("rule_score") and not c.endswith("_z_mean")]
-    assert {"corpus_bleu", "dea", "bleu_mean", "corpus_bleu_ci_low", "dea_ci_high"} <= set(reference_based)
-    nonnull = con.execute(
-        "select "
-        + ", ".join(f"count({c})" for c in reference_based)
-        + ", count(rule_score), count(rule_score_mean) from submission_scores"
-    ).fetchone()
-    assert nonnull == (0,) * len(reference_based) + (runs, runs)
+    assert set(NONNULL_WITHOUT_REFERENCE) | set(REFERENCE_ONLY) <= set(marts)
+    for mart in marts:
+        columns = numeric_columns(con, mart)
+        counts = con.execute(
+            f"select count(*), {', '.join(f'count({c})' for c in columns)} from {mart} where {FREE}"
+        ).fetchone()
+        nonnull = {c for c, n in zip(columns, counts[1:]) if n}
+        assert nonnull == NONNULL_WITHOUT_REFERENCE.get(mart, set()), mart
+        if mart in REFERENCE_ONLY:
+            assert counts[0] == 0, mart
+            assert con.execute(f"select count(*) from {mart} where corpus = 'fr_tb'").fetchone()[0] > 0, mart
+    # counts of reference trees are 0, their statistics NULL
+    assert con.execute(f"""select count(*) from projectivity_tests
+                           where {FREE} and (n_projective + n_nonprojective > 0 or tested)""").fetchone() == (0,)
+    assert con.execute(f"select max(relations) from entropy_dea_correlation where {FREE}").fetchone() == (0,)
     # every run has its per-rule rows and its rule failures
-    assert con.execute("select count(distinct submission_id) from lambre_rule_scores").fetchone() == (runs,)
-    # aggregates: significance compares rule scores only; no reference-based metric becomes 0
-    metrics = {r[0] for r in con.execute("select distinct metric from pairwise_significance").fetchall()}
+    assert con.execute(f"select count(distinct submission_id) from lambre_rule_scores where {FREE}").fetchone() == (
+        runs,
+    )
+    # aggregates: significance compares rule scores only; the correlations are the rule scores' own
+    metrics = {r[0] for r in con.execute(f"select distinct metric from pairwise_significance where {FREE}").fetchall()}
     assert metrics == {"rule_score_mean"}
-    for mart in ("bucket_scores", "suspicious_subtrees", "dea_by_relation", "error_examples"):
-        assert con.execute(f"select count(*) from {mart}").fetchone() == (0,), mart
-    assert con.execute(
-        "select count(*) from projectivity_tests where n_projective + n_nonprojective > 0 or p_value is not null"
-    ).fetchone() == (0,)
+    tb_metrics = {
+        r[0] for r in con.execute("select metric from pairwise_significance where corpus = 'fr_tb'").fetchall()
+    }
+    assert {"corpus_bleu", "dea", "bleu_mean"} <= tb_metrics
+    metrics = {r[0] for r in con.execute(f"select distinct metric from system_correlations where {FREE}").fetchall()}
+    assert metrics == {"rule_score", "rule_score_mean"}
     # rule score and fluency of the German runs, the one pair of sentence variables they have
-    pairs = con.execute("""select distinct metric_a, metric_b, n from metric_correlations""").fetchall()
+    pairs = con.execute(f"select distinct metric_a, metric_b, n from metric_correlations where {FREE}").fetchall()
     assert pairs == [("rule_score", "fluency_z", 20)]
+    # summaries over a campaign count the runs that have the figure: the three of fr_tb, not the 20 others
+    summaries = con.execute("""
+        select (select max(submissions_in_scope) from suspicious_subtrees_summary
+                where scope = 'campaign' and scope_value = 'mt19'),
+               (select submissions_listed from correlation_summary
+                where scope = 'campaign' and scope_value = 'mt19' and metric_a = 'bleu' and metric_b = 'dea')
+    """).fetchone()
+    assert summaries == (3, 3)
 
 
 def test_reference_free_loads_refuse_what_they_cannot_match(tmp_path):
@@ -275,6 +394,24 @@ def test_reference_free_loads_refuse_what_they_cannot_match(tmp_path):
 # ------------------------------------------------------------- parts 2 and 3: system correlations
 
 
+# The issue's system-level metrics: rule_score, corpus_bleu, dea, and the mean of each sentence score.
+SYSTEM_METRICS = ("rule_score", "corpus_bleu", "dea") + tuple(
+    f"{score}_mean"
+    for score in (
+        "bleu",
+        "dea",
+        "simple_string_accuracy",
+        "generation_string_accuracy",
+        "simple_tree_accuracy",
+        "generation_tree_accuracy",
+        "understandability_accuracy",
+        "quality_accuracy",
+        "reorder_accuracy",
+        "rule_score",
+    )
+)
+
+
 def python_correlations(con):
     """system_correlations recomputed in Python: vectors from the marts, outliers with numpy, scipy."""
     human = con.execute(
@@ -286,7 +423,7 @@ def python_correlations(con):
         h = group.human_score.to_numpy()
         mad = np.median(np.abs(h - np.median(h)))
         outlier = dict(zip(group.submission_id, (mad > 0) & (np.abs(h - np.median(h)) > 2.5 * 1.4826 * mad)))
-        for metric in ("rule_score", "rule_score_mean", "corpus_bleu"):
+        for metric in SYSTEM_METRICS:
             pairs = [
                 (metrics.at[s, metric], y, outlier[s])
                 for s, y in zip(group.submission_id, group.human_score)
@@ -318,11 +455,10 @@ def python_correlations(con):
 
 def test_system_correlations_equal_scipy_on_the_same_vectors(con):
     expected = python_correlations(con)
-    rows = con.execute(
-        "select * from system_correlations where metric in ('rule_score', 'rule_score_mean', 'corpus_bleu')"
-    ).df()
+    rows = con.execute("select * from system_correlations").df()
     got = {(r.campaign, r.corpus, r.metric, r.criterion): r for r in rows.itertuples()}
-    assert set(got) == set(expected) and len(got) == 5 * 2  # fr da, fr mqm, de fluency, ru da, ru adequacy
+    # reference-free (rule scores): fr da, mqm, near, de fluency, ru da, adequacy; fr_tb da: all but the rules
+    assert set(got) == set(expected) and len(got) == 6 * 2 + (len(SYSTEM_METRICS) - 2)
     for key, row in expected.items():
         for column in (
             "pearson_r",
@@ -354,6 +490,10 @@ def test_human_scores_that_follow_the_error_rate_correlate_and_the_outlier_is_re
     mqm = con.execute("""select pearson_r, outliers, human_orientation from system_correlations
                          where corpus = 'fr_mt' and metric = 'rule_score' and criterion = 'mqm'""").fetchone()
     assert mqm[0] < -0.95 and mqm[1:] == ([], "lower")  # an error penalty: agreement is a negative r
+    # the MAD is scaled by 1.4826: 3 MADs off the median is no outlier
+    near = con.execute("""select outliers, systems_no_outliers, human_median, human_mad from system_correlations
+                          where corpus = 'fr_mt' and metric = 'rule_score' and criterion = 'near'""").fetchone()
+    assert near == ([], 6, 12.5, 1.5) and abs(FR_NEAR["sysout"] - 12.5) == 3 * 1.5
 
 
 def test_system_score_from_sentence_z_scores_and_few_systems(mt, con):
@@ -563,23 +703,44 @@ def test_rule_trends_are_the_medians_of_lambre_rule_scores(con):
 
 def test_report_views_and_status_name_the_parser(mt, con):
     svg = systems_chart(con, "fr_mt")
-    assert svg.startswith("<svg") and "reference" in svg and "mt19" in svg and "mt20" in svg
+    assert svg.startswith("<svg") and "reference" in svg and "mt19" in svg and "mt20" in svg and "2020" in svg
     assert rule_medians_chart(con, "fr").startswith("<svg") and rule_medians_chart(con, "xx") == ""
+    # Figure 5's points: every run of the reference team is marked (mt20 has two), none counts as a system
+    points = con.execute(SYSTEMS_SQL, {"corpus": "fr_mt"}).df()
+    assert sorted(points[points.is_reference].run) == ["human", "human", "human2"]
+    assert set(points[~points.is_reference].team) == {*RATES, *FR_MORE, *FR_2020}
     html = section(con)
-    assert html.count("<svg") == 3 + 3 and "fr_mt: user conllu" in html and "parser" in html
+    # a chart per reference-free corpus and per language; fr_tb's text runs have no rule score, no chart
+    assert html.count("<svg") == 4 + 4 and "fr_mt: user conllu" in html and "parser" in html
+    assert "fr_tb" not in html
     text = status(mt[0])
-    assert "reference-free corpora: 3" in text and "campaign dates: mt19 2019, mt20 2020-06" in text
-    assert "system-level human scores: 17" in text
-    assert "rule scores (L'AMBRE) parsed by: user conllu (17 runs)" in text
+    assert "reference-free corpora: 4" in text and "campaign dates: mt19 2019, mt20 2020-06" in text
+    assert "system-level human scores: 26" in text
+    assert "rule scores (L'AMBRE) parsed by: user conllu (20 runs)" in text
 
 
-def test_the_report_shows_the_trends_once_and_lists_them(mt, tmp_path):
+def test_the_report_shows_the_trends_once_and_lists_them(mt, con, tmp_path):
     from srlens.report import write_report
+    from tests.test_report import Page, as_dicts
 
     write_report(mt[0], tmp_path / "report")
-    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
-    assert page.count('id="lambre-trends"') == 1 and page.count('href="#lambre-trends"') == 1
-    assert page.count('class="lambre-trends"') == 1
+    text = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert text.count('id="lambre-trends"') == 1 and text.count('href="#lambre-trends"') == 1
+    assert text.count('class="lambre-trends"') == 1
+    # a reference-free corpus has its section like any corpus: its runs ranked by rule score, the
+    # reference run among them, compared pairwise on the rule score, and its rules
+    page = Page(text)
+    ranked = as_dicts(page.table_after("fr_mt (mt20)", "Submissions ranked by each score"))
+    scores = dict(
+        con.execute("""select team || '/' || run, rule_score from submission_scores
+                       where corpus = 'fr_mt' and campaign = 'mt20'""").fetchall()
+    )
+    assert [r["submission"] for r in ranked] == sorted(scores, key=lambda s: -scores[s])
+    assert set(ranked[0]) == {"submission", "rule score"} and "reference/human" in scores
+    matrix = page.table_after("fr_mt (mt20)", "Who beats whom: paired significance")
+    assert matrix[0][1:] == [r["submission"] for r in ranked]  # every run, the reference ones as systems
+    rules = as_dicts(page.table_after("fr_mt (mt20)", "Rule scores per rule"))
+    assert rules and {r["submissions"] for r in rules} <= {"1", "2", "3", "4"}
 
 
 def test_the_commands(tmp_path, capsys):
@@ -639,5 +800,55 @@ def test_the_commands(tmp_path, capsys):
         assert db.execute("select criterion, score, orientation from raw.system_human_scores").fetchall() == [
             ("da", 0.25, "higher")
         ]
+    finally:
+        db.close()
+
+
+def test_each_format_by_the_command_is_matched_by_sent_id_or_by_order(tmp_path, capsys):
+    """--format conllu, sr and text for one reference-free corpus: the first run (CoNLL-U) defines the
+    sentences by its sent_ids; an sr run in another order is matched by them, a text run by order."""
+    from srlens.cli import main
+
+    require_shared()
+    warehouse = str(tmp_path / "srlens.duckdb")
+    text = first_sentences(split_path("de"), 3)
+    blocks = text.strip("\n").split("\n\n")
+    ids = [line.split("= ", 1)[1] for line in text.splitlines() if line.startswith("# sent_id = ")]
+    sentences = [line.split("= ", 1)[1] for line in text.splitlines() if line.startswith("# text = ")]
+    files = {
+        "conllu": text,
+        "sr": "".join(f"# sent_id = {i}\n# text = {t}\n\n" for i, t in reversed(list(zip(ids, sentences)))),
+        "text": "".join(f"{t}\n" for t in sentences),
+    }
+    assert len(blocks) == 3 and len(set(sentences)) == 3
+
+    def load(fmt, body, team, *more):
+        path = tmp_path / f"{team}.{fmt}"
+        path.write_text(body, encoding="utf-8")
+        return main(
+            ["--warehouse", warehouse, "load-outputs", str(path), "--corpus", "de_mt", "--team", team, "--run", "1"]
+            + ["--campaign", "wmt19", "--format", fmt, *more]
+        )
+
+    for fmt, body in files.items():
+        assert load(fmt, body, fmt, "--no-reference", "--language", "de") == 0, capsys.readouterr().err
+    # a text run with a sentence less cannot be matched by order; without --no-reference the corpus is refused
+    assert load("text", "".join(f"{t}\n" for t in sentences[:2]), "short", "--no-reference", "--language", "de") == 2
+    assert "the run has 2 sentences and the treebank has 3" in capsys.readouterr().err
+    assert load("text", files["text"], "plain") == 2
+    assert "is a reference-free corpus: load its runs with --no-reference --language de" in capsys.readouterr().err
+    db = duckdb.connect(warehouse, read_only=True)
+    try:
+        assert db.execute(
+            "select team, format, matched_by, campaign from raw.submissions order by team"
+        ).fetchall() == [
+            ("conllu", "conllu", "sent_id", "wmt19"),
+            ("sr", "sr", "sent_id", "wmt19"),
+            ("text", "text", "order", "wmt19"),
+        ]
+        rows = db.execute("""select o.sent_idx, o.sent_id, list(o.text order by s.team) from raw.outputs o
+                             join raw.submissions s using (submission_id) group by all order by 1""").fetchall()
+        assert rows == [(k, i, [t, t, t]) for k, (i, t) in enumerate(zip(ids, sentences), start=1)]
+        assert db.execute("select corpus, language from raw.reference_free_corpora").fetchall() == [("de_mt", "de")]
     finally:
         db.close()

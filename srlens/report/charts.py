@@ -190,7 +190,8 @@ def rules_chart(charts, frame):
         y,
         part.score_mean,
         color="#55a868",
-        xerr=[part.score_mean - part.score_min, part.score_max - part.score_mean],
+        # clipped at 0: the mean of equal scores can differ from them in the last bit
+        xerr=[(part.score_mean - part.score_min).clip(lower=0), (part.score_max - part.score_mean).clip(lower=0)],
         error_kw={"elinewidth": 0.8, "capsize": 2},
     )
     ax.set_yticks(y, part.rule_id, fontsize=7)

@@ -22,12 +22,14 @@ TITLE = "L'AMBRE across campaigns"
 ANCHOR = "lambre-trends"
 MARTS = ("campaign_trends", "rule_trends", "submission_scores")
 
-# Figure 5's points: every run of the campaign's corpus with a rule score, reference runs flagged.
+# Figure 5's points: every run of the campaign's corpus with a rule score, the reference team's runs
+# flagged (every one of them, as campaign_trends leaves them all out of its systems).
 SYSTEMS_SQL = """
 select t.campaign, t.campaign_date, s.team, s.run, s.rule_score,
-       s.submission_id is not distinct from t.reference_submission_id as is_reference
+       s.team is not distinct from r.team as is_reference
 from campaign_trends t
 join submission_scores s on s.campaign = t.campaign and s.corpus = t.corpus
+left join submission_scores r on r.submission_id = t.reference_submission_id
 where t.corpus = $corpus and s.rule_score is not null
 order by t.campaign_date nulls last, t.campaign, s.team, s.run
 """
@@ -58,13 +60,21 @@ def _campaign_axis(frame):
     return {campaign: x for x, campaign in enumerate(order["campaign"])}
 
 
+def _campaign_ticks(ax, frame, xs):
+    """The x axis: each campaign's name over its year (the axis is time, one step a campaign)."""
+    dates = frame.drop_duplicates("campaign").set_index("campaign").campaign_date
+    labels = [c if dates[c] is None or dates[c] != dates[c] else f"{c}\n{dates[c]:%Y}" for c in xs]
+    ax.set_xticks(list(xs.values()), labels, fontsize=7)
+    ax.set_xlim(-0.5, len(xs) - 0.5)
+
+
 def systems_chart(con, corpus):
     """Figure 5 for one corpus, as an SVG string ('' when no run has a rule score)."""
     frame = con.execute(SYSTEMS_SQL, {"corpus": corpus}).df()
     if frame.empty:
         return ""
     xs = _campaign_axis(frame)
-    fig = Figure(figsize=(1.6 + 0.9 * len(xs), 3.0))
+    fig = Figure(figsize=(max(3.2, 1.6 + 0.9 * len(xs)), 3.0))  # room for the title with one campaign
     ax = fig.add_subplot()
     systems, references = frame[~frame.is_reference], frame[frame.is_reference]
     ax.scatter([xs[c] for c in systems.campaign], systems.rule_score, s=14, color="#4c72b0", label="system")
@@ -79,7 +89,7 @@ def systems_chart(con, corpus):
             color="#dd8452",
             label="reference",
         )
-    ax.set_xticks(list(xs.values()), list(xs), fontsize=7)
+    _campaign_ticks(ax, frame, xs)
     ax.set_ylabel("rule score", fontsize=8)
     ax.set_title(f"{corpus}: systems per campaign", fontsize=9)
     ax.legend(fontsize=7)
@@ -104,7 +114,7 @@ def rule_medians_chart(con, language, top=TOP_RULES):
             linewidth=1,
             label=rule_id.split("|", 2)[2],
         )
-    ax.set_xticks(list(xs.values()), list(xs), fontsize=7)
+    _campaign_ticks(ax, frame, xs)
     ax.set_ylabel("median rule score", fontsize=8)
     ax.set_title(f"{language}: per-rule medians over campaigns", fontsize=9)
     ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5))
@@ -119,9 +129,10 @@ def section(con):
     }
     if not set(MARTS) <= present:
         return ""
-    corpora = con.execute(
-        "select corpus, any_value(parsers) from campaign_trends group by corpus order by corpus"
-    ).fetchall()
+    # the corpora with rule scores (a text run under --processor aligned has none: no parser, no chart)
+    corpora = con.execute("""
+        select corpus, string_agg(distinct parsers, ', ' order by parsers) from campaign_trends
+        where systems > 0 or reference_rule_score is not null group by corpus order by corpus""").fetchall()
     languages = [r[0] for r in con.execute("select distinct language from rule_trends order by language").fetchall()]
     if not corpora:
         return ""

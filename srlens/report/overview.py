@@ -24,6 +24,7 @@ from srlens.report.queries import (
     SCORES,
     SIGNIFICANCE_METRICS,
     SQL_BUCKETS,
+    SQL_CAMPAIGN_CORPORA,
     SQL_CAMPAIGN_CORRELATIONS,
     SQL_CAMPAIGN_DEA,
     SQL_CAMPAIGN_SUBTREES,
@@ -434,7 +435,7 @@ def render(con, run_href):
         report.heading(2, f"Campaign {campaign}", scope.anchor)
         for section in CAMPAIGN_SECTIONS:
             section(report, scope)
-        corpora = con.execute(SQL_CORPUS_STATS, {"campaign": campaign}).df().corpus
+        corpora = con.execute(SQL_CAMPAIGN_CORPORA, {"campaign": campaign}).df().corpus
         for ki, corpus in enumerate(corpora):
             print(f"report: campaign {campaign}, corpus {corpus}", file=sys.stderr)
             corpus_scope = Scope(campaign, corpus, f"c{ci}-k{ki}")

@@ -26,7 +26,8 @@ TOP_RULES = 30  # worst rules by mean score
 MIN_EDGES = 20  # a relation needs this many reference edges to be shown in DEA per relation
 MAX_BARS = 40  # submissions a chart shows (tables show all)
 VIEWS = MINING_VIEWS  # srlens/definitions.py
-SIGNIFICANCE_METRICS = {"corpus_bleu": "BLEU (corpus)", "dea": "DEA (micro)"}
+# rule_score_mean: the one figure compared for the runs of a reference-free corpus (issue 17)
+SIGNIFICANCE_METRICS = {"corpus_bleu": "BLEU (corpus)", "dea": "DEA (micro)", "rule_score_mean": "rule score (mean)"}
 
 # Scores of submissions, in display order, with short labels (as in the framework paper).
 SCORES = {
@@ -84,6 +85,11 @@ join (select corpus, count(*) as submissions
       where campaign = $campaign
       group by corpus) s using (corpus)
 order by c.corpus"""
+
+SQL_CAMPAIGN_CORPORA = """\
+-- The corpora of the campaign's submissions: its treebanks and its reference-free corpora (issue 17),
+-- each with a section of its own.
+select distinct corpus from submission_scores where campaign = $campaign order by corpus"""
 
 SQL_UNUSED_CORPORA = """\
 -- Treebanks loaded without any submission (train splits, rule treebanks, ...).
@@ -152,8 +158,9 @@ from pairwise_significance p
 join submission_scores sa on sa.submission_id = p.submission_a
 join submission_scores sb on sb.submission_id = p.submission_b
 where p.corpus = $corpus and sa.campaign = $campaign and sb.campaign = $campaign
-  and p.metric in ('corpus_bleu', 'dea')
-order by p.metric, sa.corpus_bleu desc, submission_a, sb.corpus_bleu desc, submission_b"""
+  and p.metric in ('corpus_bleu', 'dea', 'rule_score_mean')
+order by p.metric, sa.corpus_bleu desc, sa.rule_score desc, submission_a, sb.corpus_bleu desc, sb.rule_score desc,
+         submission_b"""
 
 SQL_BUCKETS = """\
 -- Micro DEA (lemma recall for word_frequency) of each run per bucket of each dimension (SPEC 12).
