@@ -5,7 +5,6 @@ or form, UPOS, relation and head) and must put the words in order. This one
 orders each head's dependents bottom-up, as in Hall and Nemec's Algorithm 1,
 so the output is always projective with respect to the input tree.
 
-
 * model.py: the statistics, counted set-based in SQL (`train`), and their interpolated
   probabilities for a corpus's trees;
 * search.py: the order of one tree's words under those probabilities (pure Python);
