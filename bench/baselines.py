@@ -1,7 +1,7 @@
 """Baseline realizers on UD English-EWT: train on train, realize test, score, write docs/baselines.md.
 
 Loads en_ewt train (corpus en_ewt_train) and test (en_ewt_test) into a fresh warehouse, trains
-the Hall and Nemec (2007) model and its three ablations (srlens/baseline.py), realizes the test
+the Hall and Nemec (2007) model and its three ablations (srlens/baseline/), realizes the test
 trees with each of them and with the random-order baseline, builds the marts with the
 'aligned' processor, and reports reordering accuracy (SPEC 7), DEA and corpus BLEU per run,
 with train and generate times. The timing table also goes to docs/benchmarks.md.
@@ -150,7 +150,7 @@ def render(scores, model_rows, counts, heads, sizes, times):
 TEMPLATE = """\
 # Baseline realizers
 
-`srlens/baseline.py` implements the linearization model of Hall and Nemec
+`srlens/baseline/` implements the linearization model of Hall and Nemec
 (2007, "Generation in Machine Translation from Deep Syntactic Trees"; the
 project's copy is in `papers/`) on UD trees, plus a random-order baseline.
 A realizer gets each reference tree without its word order (every word's

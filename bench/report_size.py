@@ -1,5 +1,5 @@
 """How big and how slow the report explorer is (issue 16, part 5): the demo plus 10 generated runs
-of 2,000 sentences (one en_ewt_train corpus of bench/campaign.py's generator), loaded, built with
+of 2,000 sentences (one en_ewt_train corpus of bench/campaign_data.py's generator), loaded, built with
 the model-free processor, then `srlens report`. Writes the section "Report explorer" of
 docs/benchmarks.md: seconds, pages and megabytes written, by kind of page.
 
@@ -19,7 +19,7 @@ for _path in (str(REPO), str(BENCH)):
         sys.path.insert(0, _path)
 
 from benchmarks_doc import write_section  # noqa: E402
-from campaign import generate  # noqa: E402
+from campaign_data import generate  # noqa: E402
 
 from srlens.build import build  # noqa: E402
 from srlens.demo import load_demo  # noqa: E402

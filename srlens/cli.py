@@ -611,6 +611,10 @@ def check_warehouse(args):
         from srlens.status import require_warehouse
 
         require_warehouse(args.warehouse)
+    elif args.warehouse == DEFAULT_WAREHOUSE:
+        # A load into the default warehouse makes its folder: the default is no typo (loads refuse
+        # a missing folder otherwise, loaders/store.py).
+        Path(DEFAULT_WAREHOUSE).parent.mkdir(exist_ok=True)
 
 
 # The errors that are the user's to fix: one line, exit code 2. Each is looked up only if its module

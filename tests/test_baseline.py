@@ -1,4 +1,4 @@
-"""Baseline realizers (srlens/baseline.py) on hand-made treebanks whose best order is known,
+"""Baseline realizers (srlens/baseline/) on hand-made treebanks whose best order is known,
 through real warehouses and, where scores are asserted, a real dbt build."""
 
 import itertools

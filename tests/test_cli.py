@@ -72,6 +72,18 @@ def test_missing_warehouse_is_one_line(tmp_path, capsys, command):
     assert not missing.exists()  # DuckDB would have created an empty file
 
 
+def test_a_load_into_the_default_warehouse_makes_its_folder(tmp_path, capsys, monkeypatch):
+    """README's first step in an empty folder: the default warehouse/ is made (another folder must exist)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SRLENS_WAREHOUSE", raising=False)
+    (tmp_path / "t.conllu").write_text("# sent_id = s1\n1\tHi\thi\tINTJ\t_\t_\t0\troot\t_\t_\n\n")
+    assert main(["load-treebank", "t.conllu", "--corpus", "t"]) == 0
+    assert (tmp_path / "warehouse" / "srlens.duckdb").is_file()
+    assert main(["--warehouse", "other/w.duckdb", "load-treebank", "t.conllu", "--corpus", "t"]) == 2
+    assert "does not exist: create it" in one_line(capsys) and not (tmp_path / "other").exists()
+    assert main(["query", "select count(*) from raw.sentences"]) == 0  # reads the default warehouse
+
+
 def test_query_before_any_build_says_to_build(loaded_not_built, capsys):
     assert main(["--warehouse", str(loaded_not_built), "query", "select * from corpus_stats"]) == 1
     err = one_line(capsys)

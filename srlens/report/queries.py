@@ -3,7 +3,7 @@ texts, run read-only with named parameters ($campaign, $corpus, ...), and the ov
 the exact text under what it feeds. The queries read marts (SPEC 11 and 12); the sentence view
 also reads the analysis trees and output words of the example sentences (intermediate schema)."""
 
-from srlens.definitions import MINING_VIEWS
+from srlens.definitions import CORRELATION_VARIABLES, MINING_VIEWS
 
 # The marts the report reads; a warehouse without them has not been built.
 REQUIRED_MARTS = (
@@ -45,9 +45,9 @@ SCORES = {
     "adequacy_z_mean": "adequacy (z)",
 }
 
-# Sentence-level variables of the correlation study (SPEC 10), in the order of
-# int_corr_sentence_values.
-METRICS = {
+# Short labels of the sentence-level variables of the correlation study (SPEC 10); METRICS lists them
+# in the order of srlens/definitions.py (that of int_corr_sentence_values).
+_METRIC_LABELS = {
     "bleu": "BLEU",
     "dea": "DEA",
     "simple_string_accuracy": "SSA",
@@ -65,6 +65,7 @@ METRICS = {
     "mean_flux_weight": "MFW",
     "mean_arity": "arity",
 }
+METRICS = {name: _METRIC_LABELS.get(name, name) for name in CORRELATION_VARIABLES}
 
 # ---------------------------------------------------------------------------------------------
 # The overview page (index.html). Each is shown verbatim under what it feeds.
