@@ -8,10 +8,8 @@
 -- deviations, scaled by 1.4826, from the median of the human scores of the campaign's runs of the
 -- corpus on that criterion (all runs with a human score, whatever the metric); none when that
 -- deviation is 0. Coefficients and p-values are scipy's (udfs/stats.py), NULL under 3 systems.
-{%- set metrics = ['rule_score', 'corpus_bleu', 'dea', 'bleu_mean', 'dea_mean', 'simple_string_accuracy_mean',
-                   'generation_string_accuracy_mean', 'simple_tree_accuracy_mean', 'generation_tree_accuracy_mean',
-                   'understandability_accuracy_mean', 'quality_accuracy_mean', 'reorder_accuracy_mean',
-                   'rule_score_mean'] %}
+{#- rule_score, and the system-level metrics of pairwise_significance (srlens/definitions.py MEAN_SCORES) -#}
+{%- set metrics = ['rule_score'] + significance_metrics() %}
 
 with metric_values as (
     {%- for metric in metrics %}
