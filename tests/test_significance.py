@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 import duckdb
 import numpy as np
 import pytest
-from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu
+from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu, sentence_bleu
 
 from srlens.build import build
 from srlens.demo import DEMO_MANIFEST, load_demo
@@ -17,7 +17,8 @@ from srlens.loaders.load import load_outputs
 from srlens.udfs import register_all
 from srlens.udfs.resample import ar_weights, bootstrap_weights
 from tests.conftest import require_shared
-from tests.reference_metrics import read_analysis_trees
+from tests.reference_metrics import read_analysis_trees, sentence_metrics
+from tests.reference_mining import VIEWS, mine_submission, sentence_subtrees
 from tests.reference_scores import aligned_lemmas, dea, reference_words
 from tests.reference_significance import MEAN_SCORES, METRICS, interval, paired_test
 
@@ -248,6 +249,52 @@ def test_sentence_length_buckets_equal_nltk_and_the_reference(con, demo_sentence
         assert dea_value == (matched / n_edges if n_edges else None)
 
 
+@pytest.mark.parametrize(
+    "dimension, bounds, labels",
+    [
+        ("tree_depth", [0, 3, 5, 7], ["0-2", "3-4", "5-6", "7+"]),
+        ("mean_dependency_distance", [0, 2, 3, 4], ["<2", "2-3", "3-4", "4+"]),
+        ("mean_flux_weight", [0, 1, 1.5, 2], ["<1", "1-1.5", "1.5-2", "2+"]),
+        ("projectivity", None, ["projective", "non-projective"]),
+    ],
+)
+def test_tree_shape_buckets_equal_the_reference(con, demo_sentences, dimension, bounds, labels):
+    """Each sentence bucketed by its SPEC-1 metric from tests/reference_metrics.py (an all-punctuation
+    sentence counts as 0 and projective), then corpus BLEU (nltk), micro DEA and mean sentence BLEU."""
+    hyps, refs, edges, bleus = defaultdict(list), defaultdict(list), defaultdict(lambda: [0, 0]), defaultdict(list)
+    for tree, out in demo_sentences.values():
+        metrics = sentence_metrics(tree)
+        if dimension == "projectivity":
+            k = 1 if metrics["is_projective"] in (True, None) else 2
+        else:
+            k = bucket_of(metrics[dimension] or 0, bounds)
+        ref = [lemma.lower() for lemma in tree.lemmas]
+        hyps[k].append(out)
+        refs[k].append([ref])
+        bleus[k].append(sentence_bleu([ref], out, smoothing_function=SmoothingFunction().method2))
+        matched, n_edges, _ = dea(ref, tree.heads, tree.deprels, out)
+        edges[k][0] += n_edges
+        edges[k][1] += matched
+    rows = con.execute(
+        "select bucket_no, bucket, sentences, corpus_bleu, edges, matched, dea, bleu_mean from bucket_scores "
+        "where submission_id = ? and dimension = ? order by bucket_no",
+        [SWAPS, dimension],
+    ).fetchall()
+    assert [r[1] for r in rows] == labels
+    assert sum(r[2] for r in rows) == len(demo_sentences) and sum(1 for r in rows if r[2]) >= 2
+    for k, _, sentences, bleu, n_edges, matched, dea_value, bleu_mean in rows:
+        assert sentences == len(hyps[k])
+        if sentences:
+            assert bleu == pytest.approx(
+                corpus_bleu(refs[k], hyps[k], smoothing_function=SmoothingFunction().method2), rel=1e-12, abs=1e-15
+            )
+            assert bleu_mean == pytest.approx(sum(bleus[k]) / len(bleus[k]), rel=1e-12, abs=1e-15)
+        else:
+            assert bleu is None and dea_value is None
+        assert (n_edges, matched) == tuple(edges[k])
+        assert dea_value == (matched / n_edges if n_edges else None)
+
+
 def test_relation_and_word_frequency_buckets(con, demo_sentences):
     """en_ewt_demo is the only English treebank loaded, so it is the frequency treebank."""
     relation_count, lemma_count = Counter(), Counter()
@@ -285,28 +332,37 @@ def test_relation_and_word_frequency_buckets(con, demo_sentences):
 # ---------------------------------------------------------------- examples
 
 
+def sentence_bleu_of(tree, out):
+    ref = [lemma.lower() for lemma in tree.lemmas]
+    return sentence_bleu([ref], out, smoothing_function=SmoothingFunction().method2)
+
+
 def test_relation_examples_are_the_sentences_with_the_most_missed_edges(con, demo_sentences):
-    missed = defaultdict(dict)  # relation -> sent_id -> (missed edges of it, its edges)
+    """A plain Python pick (docs/definitions.md "Worst examples"): per relation, the sentences
+    missing an edge of it, most missed first, then the larger share missed, the lower sentence
+    BLEU (nltk), treebank order; the first 5."""
+    candidates = defaultdict(list)  # relation -> sort keys of the sentences that miss one of its edges
     for sid, (tree, out) in demo_sentences.items():
         ref = [lemma.lower() for lemma in tree.lemmas]
         for relation, (n_edges, matched) in dea(ref, tree.heads, tree.deprels, out)[2].items():
             if matched < n_edges:
-                missed[relation][sid] = (n_edges - matched, n_edges)
+                missed = n_edges - matched
+                bleu = sentence_bleu_of(tree, out)
+                candidates[relation].append((-missed, -missed / n_edges, bleu, tree.sentence_index, sid, n_edges))
+    want = {
+        relation: [(rank, sid, -m, e) for rank, (m, _, _, _, sid, e) in enumerate(sorted(keys)[:5], start=1)]
+        for relation, keys in candidates.items()
+    }
     rows = con.execute(
         "select key, rank, sent_id, key_missed, key_edges from error_examples "
         "where submission_id = ? and kind = 'relation' order by key, rank",
         [SWAPS],
     ).fetchall()
-    by_key = defaultdict(list)
+    got = defaultdict(list)
     for key, rank, sid, key_missed, key_edges in rows:
-        by_key[key].append((rank, sid, key_missed, key_edges))
-    assert set(by_key) == set(missed)
-    for relation, examples in by_key.items():
-        assert [r[0] for r in examples] == list(range(1, min(5, len(missed[relation])) + 1))
-        assert all(missed[relation][sid] == (m, e) for _, sid, m, e in examples)
-        counts = [m for _, _, m, _ in examples]
-        assert counts == sorted(counts, reverse=True)
-        assert counts[0] == max(m for m, _ in missed[relation].values())
+        got[key].append((rank, sid, key_missed, key_edges))
+    assert len(want) > 10 and sum(map(len, want.values())) > 50
+    assert got == want
 
 
 def test_example_rows_carry_the_missed_edges_of_their_sentence(con):
@@ -329,23 +385,33 @@ def test_example_rows_carry_the_missed_edges_of_their_sentence(con):
     assert edge["distance"] == edge["dep_pos"] - edge["head_pos"]
 
 
-def test_subtree_examples_are_failing_sentences_with_the_subtree_lowest_score_first(con):
-    rows = con.execute(
-        "select e.view, e.key, e.rank, e.mining_score, e.sent_idx from error_examples e "
-        "where e.submission_id = ? and e.kind = 'subtree' order by view, key, rank",
+def test_subtree_examples_equal_a_python_pick_of_failing_sentences(con, demo_sentences):
+    """Error mining redone in Python (tests/reference_mining.py, nltk sentence BLEU): per view the
+    25 most suspicious subtrees (highest S(f), then the subtree), each with the FAIL sentences that
+    contain it, lowest BLEU first, then more missed edges, then treebank order; the first 5."""
+    trees = {tree.sentence_index: (sid, tree, out) for sid, (tree, out) in demo_sentences.items()}
+    bleu = {idx: sentence_bleu_of(tree, out) for idx, (_, tree, out) in trees.items()}
+    missed = {}
+    for idx, (_, tree, out) in trees.items():
+        matched, n_edges, _ = dea([lemma.lower() for lemma in tree.lemmas], tree.heads, tree.deprels, out)
+        missed[idx] = n_edges - matched
+    forms = {idx: sentence_subtrees(tree) for idx, (_, tree, _) in trees.items()}
+    threshold, _, rows = mine_submission(bleu, {idx: set(found) for idx, found in forms.items()})
+    fail = {idx for idx, score in bleu.items() if score <= threshold}
+    want = {}
+    for view in VIEWS:
+        suspicious = sorted(
+            (-row["suspicion"], subtree) for (v, subtree), row in rows.items() if v == view and row["is_suspicious"]
+        )
+        for _, subtree in suspicious[:25]:
+            picked = sorted((bleu[i], -missed[i], i) for i in fail if (view, subtree) in forms[i])[:5]
+            want[(view, subtree)] = [trees[i][0] for _, _, i in picked]
+    got = defaultdict(list)
+    for view, key, sid in con.execute(
+        "select view, key, sent_id from error_examples where submission_id = ? and kind = 'subtree' "
+        "order by view, key, rank",
         [SWAPS],
-    ).fetchall()
-    assert rows
-    by_key = defaultdict(list)
-    for view, key, rank, score, sent_idx in rows:
-        by_key[(view, key)].append((rank, score, sent_idx))
-    for (view, key), examples in by_key.items():
-        assert [r for r, _, _ in examples] == list(range(1, len(examples) + 1))
-        assert [s for _, s, _ in examples] == sorted(s for _, s, _ in examples)  # lowest score first
-        fails = con.execute(
-            "select count(*) from intermediate.int_mining_sentences m join intermediate.int_subtrees t "
-            "on t.corpus = m.corpus and t.sent_idx = m.sent_idx where m.submission_id = ? and m.is_fail "
-            "and t.view = ? and t.subtree = ?",
-            [SWAPS, view, key],
-        ).fetchone()[0]
-        assert len(examples) == min(5, fails)
+    ).fetchall():
+        got[(view, key)].append(sid)
+    assert len(want) == 4 * 25 and all(want.values())
+    assert dict(got) == want
