@@ -3,6 +3,7 @@ submission_scores against tests/reference_significance.py (numpy's own draws, pl
 bucket_scores against nltk and the Python reference scorer, error_examples against its definition."""
 
 import math
+import re
 from collections import Counter, defaultdict
 
 import duckdb
@@ -16,7 +17,7 @@ from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.load import load_outputs
 from srlens.udfs import register_all
 from srlens.udfs.resample import ar_weights, bootstrap_weights
-from tests.conftest import require_shared
+from tests.conftest import REPO, require_shared
 from tests.reference_metrics import read_analysis_trees, sentence_metrics
 from tests.reference_mining import VIEWS, mine_submission, sentence_subtrees
 from tests.reference_scores import aligned_lemmas, dea, reference_words
@@ -202,6 +203,84 @@ def test_submission_intervals_equal_the_reference(con):
             assert got[k + 1 : k + 4] == pytest.approx((low, high, mean), rel=1e-12, abs=1e-12)
             assert low <= got[k] <= high
             assert low < high or submission_id == GOLD  # gold keeps every edge: DEA 1 in every sample
+
+
+def test_the_readme_worked_analysis_is_what_the_demo_gives(con):
+    """README's "Is A better than B, where, and why" quotes these figures of the demo; the two runs
+    added by the fixture change none of them (pairs, buckets and examples are per run or pair)."""
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    a, b = "demo/en_ewt_demo/baseline/hall_nemec", "demo/en_ewt_demo/perturb/advmod_moved"
+    bleu, dea_row = mart_row(con, a, b, "corpus_bleu"), mart_row(con, a, b, "dea")
+    assert bleu["winner"] == dea_row["winner"] == "a"
+    assert (
+        f"+{bleu['delta']:.3f} corpus BLEU, interval [{bleu['ci_low']:.3f}, {bleu['ci_high']:.3f}], "
+        f"p = {bleu['p_value']:.3f} (AR {bleu['p_value_ar']:.3f}); +{dea_row['delta']:.3f} DEA, "
+        f"[{dea_row['ci_low']:.3f}, {dea_row['ci_high']:.3f}], p = {dea_row['p_value']:.3f}."
+    ) in readme
+    buckets = {
+        (run, bucket): (sentences, dea)
+        for run, bucket, sentences, dea in con.execute(
+            "select run, bucket, sentences, dea from bucket_scores where corpus = 'en_ewt_demo' "
+            "and run in ('hall_nemec', 'advmod_moved') and dimension = 'sentence_length'"
+        ).fetchall()
+    }
+    short_a, short_b = buckets["hall_nemec", "0-5"], buckets["advmod_moved", "0-5"]
+    assert short_b[1] > short_a[1]
+    assert (
+        f"on the {short_a[0]} sentences of 0-5 words B keeps more edges (DEA {short_b[1]:.3f} against {short_a[1]:.3f})"
+        in readme
+    )
+    for bucket in ("6-10", "21-40"):
+        assert (
+            f"{buckets['hall_nemec', bucket][1]:.3f} against {buckets['advmod_moved', bucket][1]:.3f} at {bucket}"
+            in readme
+        )
+    assert all(buckets["hall_nemec", k][1] > buckets["advmod_moved", k][1] for k in ("6-10", "11-20", "21-40"))
+    worst = con.execute(
+        "select relation, edges, matched from dea_by_relation where submission_id = ? order by dea, edges desc limit 1",
+        [b],
+    ).fetchone()
+    kept_a = con.execute(
+        "select matched / edges from dea_by_relation where submission_id = ? and relation = 'advmod'", [a]
+    ).fetchone()[0]
+    assert worst == ("advmod", 175, 0)
+    assert f"B keeps none of its 175 adverbial edges, A keeps {round(100 * kept_a)}% of them" in readme
+    key_missed, key_edges, reference, output = con.execute(
+        "select key_missed, key_edges, reference_text, output_text from error_examples "
+        "where submission_id = ? and kind = 'relation' and key = 'advmod' and rank = 1",
+        [b],
+    ).fetchone()
+    assert key_missed == key_edges == 7 and "The worst sentence misses all 7 of its advmod edges" in readme
+    assert reference.startswith("I doubt the very few who actually read my blog have not come across this yet")
+    assert output.startswith("I doubt the few very who read actually my blog have yet come not across this")
+
+
+def test_docs_marts_names_every_column_metric_and_dimension(con):
+    """docs/marts.md is the public interface of these marts: every column the build makes is named
+    there (the score means of bucket_scores as `<score>_mean`), and so is every metric and dimension."""
+    doc = (REPO / "docs" / "marts.md").read_text(encoding="utf-8")
+    named = {}
+    for line in doc.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[0] not in ("mart", "---"):
+            named.setdefault(cells[0].split()[0], set()).update(re.findall(r"[a-z_0-9<>]+", cells[1] + " " + cells[2]))
+    marts = ["pairwise_significance", "bucket_scores", "error_examples", "ensemble_selection", "ensemble_choices"]
+    for mart in marts + ["submission_scores"]:
+        columns = [
+            c
+            for (c,) in con.execute(
+                "select column_name from information_schema.columns where table_schema = 'main' and table_name = ?",
+                [mart],
+            ).fetchall()
+        ]
+        assert columns, mart
+        if mart == "submission_scores":  # SPEC 11 names the rest
+            columns = [c for c in columns if "_ci_" in c or c.endswith("_boot_mean")]
+        scores = {f"{score}_mean" for score in MEAN_SCORES} if mart == "bucket_scores" else set()
+        assert [c for c in columns if c not in named[mart] and c not in scores] == [], mart
+    metrics = {m for (m,) in con.execute("select distinct metric from pairwise_significance").fetchall()}
+    dimensions = {d for (d,) in con.execute("select distinct dimension from bucket_scores").fetchall()}
+    assert all(f"`{name}`" in doc for name in metrics | dimensions | set(METRICS)), metrics | dimensions
 
 
 # ---------------------------------------------------------------- buckets
