@@ -494,3 +494,69 @@ def test_subtree_examples_equal_a_python_pick_of_failing_sentences(con, demo_sen
         got[(view, key)].append(sid)
     assert len(want) == 4 * 25 and all(want.values())
     assert dict(got) == want
+
+
+# ---------------------------------------------------------------- the vars take effect
+
+VARS = {
+    "bootstrap_samples": 200,
+    "ar_samples": 100,
+    "bootstrap_seed": 7,
+    "significance_alpha": 0.001,
+    "bucket_sentence_length": [0, 10, 20],
+    "bucket_mean_flux_weight": [0, 1.25],
+    "examples_per_key": 2,
+    "examples_max_subtrees": 3,
+}
+
+
+@pytest.fixture(scope="module")
+def varied(tmp_path_factory):
+    """The demo built with other draws, alpha, bucket bounds and example counts."""
+    require_shared()
+    warehouse = tmp_path_factory.mktemp("significance_vars") / "srlens.duckdb"
+    load_demo(warehouse)
+    build(warehouse, echo=False, processor="aligned", dbt_vars=VARS)
+    connection = duckdb.connect(str(warehouse), read_only=True)
+    yield connection
+    connection.close()
+
+
+def test_the_significance_vars_set_the_draws_and_the_alpha(varied):
+    a_stats, b_stats = statistics(varied, GOLD), statistics(varied, SWAPS)
+    order = sorted(a_stats)
+    for metric in ("corpus_bleu", "dea"):
+        want = paired_test([a_stats[i] for i in order], [b_stats[i] for i in order], metric, 200, 100, 7, 0.001)
+        assert_same(mart_row(varied, GOLD, SWAPS, metric), want, metric)
+        assert want["p_value"] == 1 / 201 and want["winner"] is None  # the smallest p is not below 0.001
+    assert varied.execute("select count(*) from pairwise_significance where winner is not null").fetchone() == (0,)
+    assert varied.execute("select distinct bootstrap_seed from pairwise_significance").fetchall() == [(7,)]
+    low, high, mean = interval([s for _, s in sorted(b_stats.items())], "dea", 200, 7)
+    got = varied.execute(
+        "select dea_ci_low, dea_ci_high, dea_boot_mean from submission_scores where submission_id = ?", [SWAPS]
+    )
+    assert got.fetchone() == pytest.approx((low, high, mean), rel=1e-12, abs=1e-12)
+
+
+def test_the_bucket_vars_set_the_bounds_and_labels(varied, demo_sentences):
+    for dimension, bounds, labels, measure in (
+        ("sentence_length", [0, 10, 20], ["0-9", "10-19", "20+"], "tree_length"),
+        ("mean_flux_weight", [0, 1.25], ["<1.25", "1.25+"], "mean_flux_weight"),
+    ):
+        want = Counter(bucket_of(sentence_metrics(tree)[measure] or 0, bounds) for tree, _ in demo_sentences.values())
+        rows = varied.execute(
+            "select bucket_no, bucket, sentences from bucket_scores where submission_id = ? and dimension = ? "
+            "order by bucket_no",
+            [SWAPS, dimension],
+        ).fetchall()
+        assert [(k, label, want[k]) for k, label in enumerate(labels, start=1)] == rows
+
+
+def test_the_example_vars_set_how_many(varied):
+    ranks = varied.execute("select kind, max(rank) from error_examples group by all order by kind").fetchall()
+    assert ranks == [("relation", 2), ("subtree", 2)]
+    per_view = varied.execute(
+        "select max(n) from (select submission_id, view, count(distinct key) n from error_examples "
+        "where kind = 'subtree' group by all)"
+    ).fetchone()
+    assert per_view == (3,)
