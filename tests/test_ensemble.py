@@ -12,7 +12,7 @@ from srlens.build_vars import VarError, check
 from srlens.demo import DEMO_MANIFEST, load_demo
 from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.load import load_outputs, load_treebank
-from tests.conftest import require_shared
+from tests.conftest import REPO, require_shared
 from tests.reference_ensemble import Run, score_runs, select
 from tests.reference_metrics import read_analysis_trees
 from tests.reference_scores import aligned_lemmas, reference_words
@@ -278,6 +278,33 @@ def test_demo_ensemble_beats_every_single_run_below_the_oracle(demo):
     ).fetchone()
     assert row[0] == "demo/en_ewt_demo/baseline/hall_nemec"
     assert row[2] < row[1] < row[3] and row[5] < row[4]
+    # and the figures it quotes (this fixture is its build)
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    ensemble_dea, best_dea, oracle_dea, ensemble_bleu, best_bleu = row[1:]
+    assert (
+        f"the ensemble keeps {100 * ensemble_dea:.1f}% of the edges, against {100 * best_dea:.1f}% for the best "
+        f"single run (the Hall & Nemec baseline), and BLEU {ensemble_bleu:.3f} against {best_bleu:.3f}"
+    ) in readme
+    assert f"(the oracle) would reach {100 * oracle_dea:.1f}%" in readme
+    chosen = dict(
+        demo.execute(
+            "select run, chosen from ensemble_choices where corpus = 'en_ewt_demo' "
+            "and tuning_corpus = 'en_ewt_demo' and chosen > 0"
+        ).fetchall()
+    )
+    assert chosen == {"hall_nemec": 172, "advmod_moved": 28}
+    assert "It takes 172 sentences from the baseline and 28 from `advmod_moved`" in readme
+    french = {
+        tuning: rest
+        for tuning, *rest in demo.execute(
+            "select tuning_corpus, ensemble_dea, best_single_dea, best_single_submission from ensemble_selection "
+            "where corpus = 'fr_gsd_demo'"
+        ).fetchall()
+    }
+    (own, best, best_run), (tuned, _, _) = french["fr_gsd_demo"], french["en_ewt_demo"]
+    assert best_run == "demo/fr_gsd_demo/perturb/advmod_moved" and tuned < best < own
+    assert f"On French the gain is larger: {own:.3f} against {best:.3f} for `advmod_moved`" in readme
+    assert f"it drops to {tuned:.3f}, below the best single run" in readme
 
 
 def test_every_column_is_documented_with_its_type(demo):

@@ -718,6 +718,14 @@ def wait_for(condition, timeout=30):
 
 
 RED = "rgb(221, 17, 17)"
+OVERLAPS = """const boxes = [...document.querySelectorAll(arguments[0])].map(t => [t.textContent, t.getBBox()]);
+const hits = [];
+for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+  const [a, b] = [boxes[i][1], boxes[j][1]];
+  if (Math.min(a.x + a.width, b.x + b.width) > Math.max(a.x, b.x)
+      && Math.min(a.y + a.height, b.y + b.height) > Math.max(a.y, b.y)) hits.push([boxes[i][0], boxes[j][0]]);
+}
+return hits;"""
 
 
 def test_explorer_click_through_in_chromium(page_path, con, tmp_path):
@@ -804,6 +812,11 @@ def test_explorer_click_through_in_chromium(page_path, con, tmp_path):
                                 .map(p => [p.classList.contains('missed'), getComputedStyle(p).stroke])""")
         assert {s for m, s in strokes if m} == {RED} and RED not in {s for m, s in strokes if not m}
         assert browser.js("return document.documentElement.scrollWidth") <= 1280
+        # readable: with the real font, no two arc labels and no two words cover each other, and a
+        # tree wider than the page scrolls in a region that takes keyboard focus
+        assert browser.js(OVERLAPS, "svg.tree text.label") == []
+        assert browser.js(OVERLAPS, "svg.tree text.word") == []
+        assert browser.js("return document.querySelector('svg.tree').parentElement.tabIndex") == 0
         shot = browser.screenshot(tmp_path / "sentence.png")
         pixels = imread(shot)[..., :3]
         red = (pixels[..., 0] > 0.75) & (pixels[..., 1] < 0.25) & (pixels[..., 2] < 0.25)

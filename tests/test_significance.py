@@ -3,12 +3,13 @@ submission_scores against tests/reference_significance.py (numpy's own draws, pl
 bucket_scores against nltk and the Python reference scorer, error_examples against its definition."""
 
 import math
+import re
 from collections import Counter, defaultdict
 
 import duckdb
 import numpy as np
 import pytest
-from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu
+from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu, sentence_bleu
 
 from srlens.build import build
 from srlens.demo import DEMO_MANIFEST, load_demo
@@ -16,8 +17,9 @@ from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.load import load_outputs
 from srlens.udfs import register_all
 from srlens.udfs.resample import ar_weights, bootstrap_weights
-from tests.conftest import require_shared
-from tests.reference_metrics import read_analysis_trees
+from tests.conftest import REPO, require_shared
+from tests.reference_metrics import read_analysis_trees, sentence_metrics
+from tests.reference_mining import VIEWS, mine_submission, sentence_subtrees
 from tests.reference_scores import aligned_lemmas, dea, reference_words
 from tests.reference_significance import MEAN_SCORES, METRICS, interval, paired_test
 
@@ -203,6 +205,84 @@ def test_submission_intervals_equal_the_reference(con):
             assert low < high or submission_id == GOLD  # gold keeps every edge: DEA 1 in every sample
 
 
+def test_the_readme_worked_analysis_is_what_the_demo_gives(con):
+    """README's "Is A better than B, where, and why" quotes these figures of the demo; the two runs
+    added by the fixture change none of them (pairs, buckets and examples are per run or pair)."""
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    a, b = "demo/en_ewt_demo/baseline/hall_nemec", "demo/en_ewt_demo/perturb/advmod_moved"
+    bleu, dea_row = mart_row(con, a, b, "corpus_bleu"), mart_row(con, a, b, "dea")
+    assert bleu["winner"] == dea_row["winner"] == "a"
+    assert (
+        f"+{bleu['delta']:.3f} corpus BLEU, interval [{bleu['ci_low']:.3f}, {bleu['ci_high']:.3f}], "
+        f"p = {bleu['p_value']:.3f} (AR {bleu['p_value_ar']:.3f}); +{dea_row['delta']:.3f} DEA, "
+        f"[{dea_row['ci_low']:.3f}, {dea_row['ci_high']:.3f}], p = {dea_row['p_value']:.3f}."
+    ) in readme
+    buckets = {
+        (run, bucket): (sentences, dea)
+        for run, bucket, sentences, dea in con.execute(
+            "select run, bucket, sentences, dea from bucket_scores where corpus = 'en_ewt_demo' "
+            "and run in ('hall_nemec', 'advmod_moved') and dimension = 'sentence_length'"
+        ).fetchall()
+    }
+    short_a, short_b = buckets["hall_nemec", "0-5"], buckets["advmod_moved", "0-5"]
+    assert short_b[1] > short_a[1]
+    assert (
+        f"on the {short_a[0]} sentences of 0-5 words B keeps more edges (DEA {short_b[1]:.3f} against {short_a[1]:.3f})"
+        in readme
+    )
+    for bucket in ("6-10", "21-40"):
+        assert (
+            f"{buckets['hall_nemec', bucket][1]:.3f} against {buckets['advmod_moved', bucket][1]:.3f} at {bucket}"
+            in readme
+        )
+    assert all(buckets["hall_nemec", k][1] > buckets["advmod_moved", k][1] for k in ("6-10", "11-20", "21-40"))
+    worst = con.execute(
+        "select relation, edges, matched from dea_by_relation where submission_id = ? order by dea, edges desc limit 1",
+        [b],
+    ).fetchone()
+    kept_a = con.execute(
+        "select matched / edges from dea_by_relation where submission_id = ? and relation = 'advmod'", [a]
+    ).fetchone()[0]
+    assert worst == ("advmod", 175, 0)
+    assert f"B keeps none of its 175 adverbial edges, A keeps {round(100 * kept_a)}% of them" in readme
+    key_missed, key_edges, reference, output = con.execute(
+        "select key_missed, key_edges, reference_text, output_text from error_examples "
+        "where submission_id = ? and kind = 'relation' and key = 'advmod' and rank = 1",
+        [b],
+    ).fetchone()
+    assert key_missed == key_edges == 7 and "The worst sentence misses all 7 of its advmod edges" in readme
+    assert reference.startswith("I doubt the very few who actually read my blog have not come across this yet")
+    assert output.startswith("I doubt the few very who read actually my blog have yet come not across this")
+
+
+def test_docs_marts_names_every_column_metric_and_dimension(con):
+    """docs/marts.md is the public interface of these marts: every column the build makes is named
+    there (the score means of bucket_scores as `<score>_mean`), and so is every metric and dimension."""
+    doc = (REPO / "docs" / "marts.md").read_text(encoding="utf-8")
+    named = {}
+    for line in doc.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[0] not in ("mart", "---"):
+            named.setdefault(cells[0].split()[0], set()).update(re.findall(r"[a-z_0-9<>]+", cells[1] + " " + cells[2]))
+    marts = ["pairwise_significance", "bucket_scores", "error_examples", "ensemble_selection", "ensemble_choices"]
+    for mart in marts + ["submission_scores"]:
+        columns = [
+            c
+            for (c,) in con.execute(
+                "select column_name from information_schema.columns where table_schema = 'main' and table_name = ?",
+                [mart],
+            ).fetchall()
+        ]
+        assert columns, mart
+        if mart == "submission_scores":  # SPEC 11 names the rest
+            columns = [c for c in columns if "_ci_" in c or c.endswith("_boot_mean")]
+        scores = {f"{score}_mean" for score in MEAN_SCORES} if mart == "bucket_scores" else set()
+        assert [c for c in columns if c not in named[mart] and c not in scores] == [], mart
+    metrics = {m for (m,) in con.execute("select distinct metric from pairwise_significance").fetchall()}
+    dimensions = {d for (d,) in con.execute("select distinct dimension from bucket_scores").fetchall()}
+    assert all(f"`{name}`" in doc for name in metrics | dimensions | set(METRICS)), metrics | dimensions
+
+
 # ---------------------------------------------------------------- buckets
 
 
@@ -248,6 +328,52 @@ def test_sentence_length_buckets_equal_nltk_and_the_reference(con, demo_sentence
         assert dea_value == (matched / n_edges if n_edges else None)
 
 
+@pytest.mark.parametrize(
+    "dimension, bounds, labels",
+    [
+        ("tree_depth", [0, 3, 5, 7], ["0-2", "3-4", "5-6", "7+"]),
+        ("mean_dependency_distance", [0, 2, 3, 4], ["<2", "2-3", "3-4", "4+"]),
+        ("mean_flux_weight", [0, 1, 1.5, 2], ["<1", "1-1.5", "1.5-2", "2+"]),
+        ("projectivity", None, ["projective", "non-projective"]),
+    ],
+)
+def test_tree_shape_buckets_equal_the_reference(con, demo_sentences, dimension, bounds, labels):
+    """Each sentence bucketed by its SPEC-1 metric from tests/reference_metrics.py (an all-punctuation
+    sentence counts as 0 and projective), then corpus BLEU (nltk), micro DEA and mean sentence BLEU."""
+    hyps, refs, edges, bleus = defaultdict(list), defaultdict(list), defaultdict(lambda: [0, 0]), defaultdict(list)
+    for tree, out in demo_sentences.values():
+        metrics = sentence_metrics(tree)
+        if dimension == "projectivity":
+            k = 1 if metrics["is_projective"] in (True, None) else 2
+        else:
+            k = bucket_of(metrics[dimension] or 0, bounds)
+        ref = [lemma.lower() for lemma in tree.lemmas]
+        hyps[k].append(out)
+        refs[k].append([ref])
+        bleus[k].append(sentence_bleu([ref], out, smoothing_function=SmoothingFunction().method2))
+        matched, n_edges, _ = dea(ref, tree.heads, tree.deprels, out)
+        edges[k][0] += n_edges
+        edges[k][1] += matched
+    rows = con.execute(
+        "select bucket_no, bucket, sentences, corpus_bleu, edges, matched, dea, bleu_mean from bucket_scores "
+        "where submission_id = ? and dimension = ? order by bucket_no",
+        [SWAPS, dimension],
+    ).fetchall()
+    assert [r[1] for r in rows] == labels
+    assert sum(r[2] for r in rows) == len(demo_sentences) and sum(1 for r in rows if r[2]) >= 2
+    for k, _, sentences, bleu, n_edges, matched, dea_value, bleu_mean in rows:
+        assert sentences == len(hyps[k])
+        if sentences:
+            assert bleu == pytest.approx(
+                corpus_bleu(refs[k], hyps[k], smoothing_function=SmoothingFunction().method2), rel=1e-12, abs=1e-15
+            )
+            assert bleu_mean == pytest.approx(sum(bleus[k]) / len(bleus[k]), rel=1e-12, abs=1e-15)
+        else:
+            assert bleu is None and dea_value is None
+        assert (n_edges, matched) == tuple(edges[k])
+        assert dea_value == (matched / n_edges if n_edges else None)
+
+
 def test_relation_and_word_frequency_buckets(con, demo_sentences):
     """en_ewt_demo is the only English treebank loaded, so it is the frequency treebank."""
     relation_count, lemma_count = Counter(), Counter()
@@ -285,28 +411,37 @@ def test_relation_and_word_frequency_buckets(con, demo_sentences):
 # ---------------------------------------------------------------- examples
 
 
+def sentence_bleu_of(tree, out):
+    ref = [lemma.lower() for lemma in tree.lemmas]
+    return sentence_bleu([ref], out, smoothing_function=SmoothingFunction().method2)
+
+
 def test_relation_examples_are_the_sentences_with_the_most_missed_edges(con, demo_sentences):
-    missed = defaultdict(dict)  # relation -> sent_id -> (missed edges of it, its edges)
+    """A plain Python pick (docs/definitions.md "Worst examples"): per relation, the sentences
+    missing an edge of it, most missed first, then the larger share missed, the lower sentence
+    BLEU (nltk), treebank order; the first 5."""
+    candidates = defaultdict(list)  # relation -> sort keys of the sentences that miss one of its edges
     for sid, (tree, out) in demo_sentences.items():
         ref = [lemma.lower() for lemma in tree.lemmas]
         for relation, (n_edges, matched) in dea(ref, tree.heads, tree.deprels, out)[2].items():
             if matched < n_edges:
-                missed[relation][sid] = (n_edges - matched, n_edges)
+                missed = n_edges - matched
+                bleu = sentence_bleu_of(tree, out)
+                candidates[relation].append((-missed, -missed / n_edges, bleu, tree.sentence_index, sid, n_edges))
+    want = {
+        relation: [(rank, sid, -m, e) for rank, (m, _, _, _, sid, e) in enumerate(sorted(keys)[:5], start=1)]
+        for relation, keys in candidates.items()
+    }
     rows = con.execute(
         "select key, rank, sent_id, key_missed, key_edges from error_examples "
         "where submission_id = ? and kind = 'relation' order by key, rank",
         [SWAPS],
     ).fetchall()
-    by_key = defaultdict(list)
+    got = defaultdict(list)
     for key, rank, sid, key_missed, key_edges in rows:
-        by_key[key].append((rank, sid, key_missed, key_edges))
-    assert set(by_key) == set(missed)
-    for relation, examples in by_key.items():
-        assert [r[0] for r in examples] == list(range(1, min(5, len(missed[relation])) + 1))
-        assert all(missed[relation][sid] == (m, e) for _, sid, m, e in examples)
-        counts = [m for _, _, m, _ in examples]
-        assert counts == sorted(counts, reverse=True)
-        assert counts[0] == max(m for m, _ in missed[relation].values())
+        got[key].append((rank, sid, key_missed, key_edges))
+    assert len(want) > 10 and sum(map(len, want.values())) > 50
+    assert got == want
 
 
 def test_example_rows_carry_the_missed_edges_of_their_sentence(con):
@@ -329,23 +464,99 @@ def test_example_rows_carry_the_missed_edges_of_their_sentence(con):
     assert edge["distance"] == edge["dep_pos"] - edge["head_pos"]
 
 
-def test_subtree_examples_are_failing_sentences_with_the_subtree_lowest_score_first(con):
-    rows = con.execute(
-        "select e.view, e.key, e.rank, e.mining_score, e.sent_idx from error_examples e "
-        "where e.submission_id = ? and e.kind = 'subtree' order by view, key, rank",
+def test_subtree_examples_equal_a_python_pick_of_failing_sentences(con, demo_sentences):
+    """Error mining redone in Python (tests/reference_mining.py, nltk sentence BLEU): per view the
+    25 most suspicious subtrees (highest S(f), then the subtree), each with the FAIL sentences that
+    contain it, lowest BLEU first, then more missed edges, then treebank order; the first 5."""
+    trees = {tree.sentence_index: (sid, tree, out) for sid, (tree, out) in demo_sentences.items()}
+    bleu = {idx: sentence_bleu_of(tree, out) for idx, (_, tree, out) in trees.items()}
+    missed = {}
+    for idx, (_, tree, out) in trees.items():
+        matched, n_edges, _ = dea([lemma.lower() for lemma in tree.lemmas], tree.heads, tree.deprels, out)
+        missed[idx] = n_edges - matched
+    forms = {idx: sentence_subtrees(tree) for idx, (_, tree, _) in trees.items()}
+    threshold, _, rows = mine_submission(bleu, {idx: set(found) for idx, found in forms.items()})
+    fail = {idx for idx, score in bleu.items() if score <= threshold}
+    want = {}
+    for view in VIEWS:
+        suspicious = sorted(
+            (-row["suspicion"], subtree) for (v, subtree), row in rows.items() if v == view and row["is_suspicious"]
+        )
+        for _, subtree in suspicious[:25]:
+            picked = sorted((bleu[i], -missed[i], i) for i in fail if (view, subtree) in forms[i])[:5]
+            want[(view, subtree)] = [trees[i][0] for _, _, i in picked]
+    got = defaultdict(list)
+    for view, key, sid in con.execute(
+        "select view, key, sent_id from error_examples where submission_id = ? and kind = 'subtree' "
+        "order by view, key, rank",
         [SWAPS],
-    ).fetchall()
-    assert rows
-    by_key = defaultdict(list)
-    for view, key, rank, score, sent_idx in rows:
-        by_key[(view, key)].append((rank, score, sent_idx))
-    for (view, key), examples in by_key.items():
-        assert [r for r, _, _ in examples] == list(range(1, len(examples) + 1))
-        assert [s for _, s, _ in examples] == sorted(s for _, s, _ in examples)  # lowest score first
-        fails = con.execute(
-            "select count(*) from intermediate.int_mining_sentences m join intermediate.int_subtrees t "
-            "on t.corpus = m.corpus and t.sent_idx = m.sent_idx where m.submission_id = ? and m.is_fail "
-            "and t.view = ? and t.subtree = ?",
-            [SWAPS, view, key],
-        ).fetchone()[0]
-        assert len(examples) == min(5, fails)
+    ).fetchall():
+        got[(view, key)].append(sid)
+    assert len(want) == 4 * 25 and all(want.values())
+    assert dict(got) == want
+
+
+# ---------------------------------------------------------------- the vars take effect
+
+VARS = {
+    "bootstrap_samples": 200,
+    "ar_samples": 100,
+    "bootstrap_seed": 7,
+    "significance_alpha": 0.001,
+    "bucket_sentence_length": [0, 10, 20],
+    "bucket_mean_flux_weight": [0, 1.25],
+    "examples_per_key": 2,
+    "examples_max_subtrees": 3,
+}
+
+
+@pytest.fixture(scope="module")
+def varied(tmp_path_factory):
+    """The demo built with other draws, alpha, bucket bounds and example counts."""
+    require_shared()
+    warehouse = tmp_path_factory.mktemp("significance_vars") / "srlens.duckdb"
+    load_demo(warehouse)
+    build(warehouse, echo=False, processor="aligned", dbt_vars=VARS)
+    connection = duckdb.connect(str(warehouse), read_only=True)
+    yield connection
+    connection.close()
+
+
+def test_the_significance_vars_set_the_draws_and_the_alpha(varied):
+    a_stats, b_stats = statistics(varied, GOLD), statistics(varied, SWAPS)
+    order = sorted(a_stats)
+    for metric in ("corpus_bleu", "dea"):
+        want = paired_test([a_stats[i] for i in order], [b_stats[i] for i in order], metric, 200, 100, 7, 0.001)
+        assert_same(mart_row(varied, GOLD, SWAPS, metric), want, metric)
+        assert want["p_value"] == 1 / 201 and want["winner"] is None  # the smallest p is not below 0.001
+    assert varied.execute("select count(*) from pairwise_significance where winner is not null").fetchone() == (0,)
+    assert varied.execute("select distinct bootstrap_seed from pairwise_significance").fetchall() == [(7,)]
+    low, high, mean = interval([s for _, s in sorted(b_stats.items())], "dea", 200, 7)
+    got = varied.execute(
+        "select dea_ci_low, dea_ci_high, dea_boot_mean from submission_scores where submission_id = ?", [SWAPS]
+    )
+    assert got.fetchone() == pytest.approx((low, high, mean), rel=1e-12, abs=1e-12)
+
+
+def test_the_bucket_vars_set_the_bounds_and_labels(varied, demo_sentences):
+    for dimension, bounds, labels, measure in (
+        ("sentence_length", [0, 10, 20], ["0-9", "10-19", "20+"], "tree_length"),
+        ("mean_flux_weight", [0, 1.25], ["<1.25", "1.25+"], "mean_flux_weight"),
+    ):
+        want = Counter(bucket_of(sentence_metrics(tree)[measure] or 0, bounds) for tree, _ in demo_sentences.values())
+        rows = varied.execute(
+            "select bucket_no, bucket, sentences from bucket_scores where submission_id = ? and dimension = ? "
+            "order by bucket_no",
+            [SWAPS, dimension],
+        ).fetchall()
+        assert [(k, label, want[k]) for k, label in enumerate(labels, start=1)] == rows
+
+
+def test_the_example_vars_set_how_many(varied):
+    ranks = varied.execute("select kind, max(rank) from error_examples group by all order by kind").fetchall()
+    assert ranks == [("relation", 2), ("subtree", 2)]
+    per_view = varied.execute(
+        "select max(n) from (select submission_id, view, count(distinct key) n from error_examples "
+        "where kind = 'subtree' group by all)"
+    ).fetchone()
+    assert per_view == (3,)

@@ -6,7 +6,7 @@ import conllu
 import pytest
 
 from srlens.cli import main
-from tests.conftest import EN_EWT_TEST
+from tests.conftest import EN_EWT_TEST, REPO
 from tests.reference_metrics import base_relation, read_analysis_trees
 from tests.reference_mining import sentence_subtrees
 
@@ -175,3 +175,15 @@ def test_an_existing_out_file_is_replaced_only_with_force(built_warehouse, tmp_p
     assert main([*argv, "--force"]) == 0
     written = [s.metadata["sent_id"] for s in conllu.parse(out.read_text(encoding="utf-8"))]
     assert len(written) == 3 and "mine" not in written
+
+
+def test_the_readme_transcript_is_what_the_command_prints(built_warehouse, tmp_path, monkeypatch, capsys):
+    """README's "What to do about it" shows this command and its output: they must not drift apart."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme[readme.index("srlens suggest-training --submission") :]
+    block = block[: block.index("```")]
+    command = " ".join(line.rstrip("\\").strip() for line in block.splitlines() if not line.startswith("#"))
+    shown = [line[2:] for line in block.splitlines() if line.startswith("# ")]
+    monkeypatch.chdir(tmp_path)
+    assert main(["--warehouse", str(built_warehouse), *command.split()[1:]]) == 0
+    assert capsys.readouterr().out.splitlines() == shown

@@ -214,7 +214,7 @@ def bucket_chart(charts, frame):
     fig = Figure(figsize=(2.9 * cols + 1.9, 2.3 * rows + 0.3))
     fig.subplots_adjust(
         left=0.5 / fig.get_figwidth(),
-        right=1 - 2.0 / fig.get_figwidth(),
+        right=1 - 2.1 / fig.get_figwidth(),
         bottom=0.75 / fig.get_figheight(),
         top=1 - 0.35 / fig.get_figheight(),
         hspace=1.0,
@@ -239,11 +239,14 @@ def bucket_chart(charts, frame):
                 linestyle=styles[(i // 10) % len(styles)],
                 label=run,
             )
-        ax.set_xticks(range(len(labels)), labels, rotation=45, ha="right", fontsize=6.5)
+        # short labels (0-5, <2) stand upright; long ones (1,000-9,999, non-projective) slant
+        slant = {"rotation": 30, "ha": "right"} if max(map(len, labels), default=0) > 5 else {}
+        ax.set_xticks(range(len(labels)), labels, fontsize=7.5, **slant)
+        ax.tick_params(axis="y", labelsize=7.5)
         ax.set_ylim(-0.02, 1.02)
         ax.set_title(
-            dimension.replace("_", " ") + (" (lemma recall)" if dimension == "word_frequency" else ""), fontsize=8
+            dimension.replace("_", " ") + (" (lemma recall)" if dimension == "word_frequency" else ""), fontsize=9
         )
         ax.grid(axis="y", alpha=0.3)
-    fig.legend(*ax.get_legend_handles_labels(), loc="upper right", fontsize=6.5, frameon=False)
+    fig.legend(*ax.get_legend_handles_labels(), loc="upper right", fontsize=7.5, frameon=False)
     return charts.svg(fig)

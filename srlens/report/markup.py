@@ -63,12 +63,25 @@ def cell(value, formatter):
     return value if isinstance(value, Html) else esc(formatter(value))
 
 
+NUMBER_LIKE = re.compile(r"[-+<]?\d")  # 0.863 (#2), -0.5, 1,000+, <100: set right like numbers
+
+
+def is_text(rows, key):
+    """A column of words (names, subtrees, views; links to them) is set flush left, numbers right."""
+    values = [row[key] for row in rows if not missing(row[key])]
+    shown = [html.unescape(re.sub(r"<[^>]*>", "", v)) if isinstance(v, Html) else v for v in values]
+    return bool(shown) and all(isinstance(v, str) and not NUMBER_LIKE.match(v) for v in shown)
+
+
 def table(rows, columns, cls=""):
     """rows: list of dicts; columns: (key, header, formatter). A formatter may return Html (a link).
     Every table is a data table: report.js adds sorting by header and a filter box."""
-    head = "".join(f'<th scope="col">{esc(h)}</th>' for _, h, _ in columns)
+    align = [' class="text"' if is_text(rows, k) else "" for k, _, _ in columns]
+    head = "".join(f'<th scope="col"{a}>{esc(h)}</th>' for (_, h, _), a in zip(columns, align))
     body = "".join(
-        "<tr>" + "".join(f"<td{sort_key(row[k])}>{cell(row[k], f)}</td>" for k, _, f in columns) + "</tr>"
+        "<tr>"
+        + "".join(f"<td{a}{sort_key(row[k])}>{cell(row[k], f)}</td>" for (k, _, f), a in zip(columns, align))
+        + "</tr>"
         for row in rows
     )
     classes = f"data {cls}".strip()

@@ -237,7 +237,10 @@ def significance_cell(row, label):
 def significance_matrix(frame, runs, label):
     """Rows: run a, columns: run b, in the ranking's order."""
     cells = {(r["submission_a"], r["submission_b"]): r for r in records(frame)}
-    head = '<th scope="col">a \\ b</th>' + "".join(f'<th scope="col">{esc(b)}</th>' for b in runs)
+    # a column's name may break after team/ so that eight runs fit in 1,280 px
+    head = '<th scope="col">a \\ b</th>' + "".join(
+        f'<th scope="col">{esc(b).replace("/", "/<wbr>")}</th>' for b in runs
+    )
     body = ""
     for a in runs:
         body += (
@@ -248,7 +251,8 @@ def significance_matrix(frame, runs, label):
             + "</tr>"
         )
     return (
-        f'<div class="scroll"><table class="matrix"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+        f'<div class="scroll" tabindex="0" role="region" aria-label="{esc(label)} significance matrix">'
+        f'<table class="matrix"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
     )
 
 
@@ -455,9 +459,15 @@ def render(con, run_href):
 
 
 def page_body(report, title, built):
-    toc = "".join(
-        f'<li class="l{level}"><a href="#{anchor}">{esc(text)}</a></li>' for level, text, anchor in report.toc
-    )
+    # a campaign's corpora nest under it, so that the two columns never part them
+    toc = ""
+    for k, (level, text, anchor) in enumerate(report.toc):
+        item = f'<a href="#{anchor}">{esc(text)}</a>'
+        follows = report.toc[k + 1][0] if k + 1 < len(report.toc) else 2
+        if level == 2:
+            toc += f"<li>{item}" + ("<ul>" if follows == 3 else "</li>")
+        else:
+            toc += f"<li>{item}</li>" + ("</ul></li>" if follows == 2 else "")
     return Html(f"""<main id="main">
 <h1>srlens report</h1>
 <p>Warehouse <code>{esc(title)}</code>, {esc(built)}. The figures are defined in SPEC.md; the SQL behind

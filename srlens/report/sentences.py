@@ -57,11 +57,12 @@ def sentence_page(run, rows, words, output):
 <p>Sentence BLEU {fmt(first['bleu'])}, DEA {fmt(first['dea'])}: {first['missed']} of {first['edges']}
 reference edges missed.</p>
 <figure class="tree-view">
-<div class="scroll">{tree_svg(words, output, missed)}</div>
+<div class="scroll" tabindex="0" role="region" aria-label="dependency tree">{tree_svg(words, output, missed)}</div>
 <figcaption>Reference analysis tree (punctuation dropped, SPEC 1) over its words; the output's words
 below, each joined to the reference word of the same lemma. <span class="legend-missed">Red dashed
 arcs</span>: reference edges the output misses (DEA). Grey words: reference words the output lacks;
-italic: output words not in the reference.</figcaption>
+italic: output words not in the reference. A tree wider than the page scrolls sideways (focus it and
+use the arrow keys).</figcaption>
 </figure>
 <dl><dt>Reference</dt><dd>{esc(first['reference_text'] or '–')}</dd>
 <dt>Output</dt><dd>{esc(first['output_text'])}</dd></dl>

@@ -8,9 +8,10 @@ other element has it, so the number of `.missed` elements is the number of misse
 from srlens.report.markup import esc
 
 CHAR = 7.2  # px per character at the word font size (13px)
-GAP = 18  # px between words
-LEVEL = 16  # px of arc height per word of distance
-MAX_ARC = 190  # px, the highest arc
+GAP = 14  # px between words
+LEVEL = 21  # px of arc height per nesting level: a label (10px font) fits between two levels
+LABEL_CHAR = 6.6  # px per character at the label font size (10px; DejaVu Sans averages 6.5)
+LABEL_HEIGHT = 12  # px, the height of a label's box at 10px
 WORD_ROW = 18  # px from the arcs' feet to the word baseline
 OUT_ROW = 78  # px from the reference words down to the output words
 
@@ -25,8 +26,33 @@ def centres(forms, start=10.0):
     return out, x + start
 
 
-def arc_height(distance):
-    return min(MAX_ARC, 14 + LEVEL * abs(distance))
+def nesting_levels(spans):
+    """spans: {key: (left, right)} word positions. An arc's level is 1 + the highest level of the
+    arcs inside its span, so an arc is always drawn above every arc it encloses (a height by
+    distance would give all long arcs one height and stack their labels)."""
+    level = {}
+    for key in sorted(spans, key=lambda k: spans[k][1] - spans[k][0]):
+        left, right = spans[key]
+        inside = [level[k] for k in level if left <= spans[k][0] and spans[k][1] <= right]
+        level[key] = 1 + max(inside, default=0)
+    return level
+
+
+def arc_height(level):
+    return 14 + LEVEL * level
+
+
+def place_labels(labels):
+    """labels: (x centre, baseline y, text) in drawing order, lowest arcs first. A label that would
+    overlap one placed before moves up a label height at a time, so no two labels cover each other."""
+    placed, out = [], []
+    for x, y, text in labels:
+        half = LABEL_CHAR * len(text) / 2 + 3  # and a little space between two labels
+        while any(abs(x - px) < half + ph and abs(y - py) < LABEL_HEIGHT for px, py, ph in placed):
+            y -= LABEL_HEIGHT
+        placed.append((x, y, half))
+        out.append(y)
+    return out
 
 
 def tree_svg(words, output, missed):
@@ -38,8 +64,18 @@ def tree_svg(words, output, missed):
     out_x, out_width = centres([w["form"] for w in output])
     x = dict(zip((w["pos"] for w in words), ref_x))
     ox = dict(zip((w["pos"] for w in output), out_x))
-    top = max([arc_height(w["pos"] - w["head_pos"]) for w in words if w["head_pos"]] + [40]) + 24
-    base = top  # the arcs' feet
+    arcs = [w for w in words if w["head_pos"]]
+    level = nesting_levels({w["pos"]: tuple(sorted((w["pos"], w["head_pos"]))) for w in arcs})
+    # an arc's foot at the head sits a little apart, so that the arcs meeting at a word stay
+    # distinguishable; its label goes just above the curve's apex (3/4 of the control height),
+    # nudged up where it would cover another label
+    feet = {w["pos"]: x[w["head_pos"]] + (3 if w["pos"] > w["head_pos"] else -3) for w in arcs}
+    by_level = sorted(arcs, key=lambda w: (level[w["pos"]], w["pos"]))
+    wanted = [
+        ((feet[w["pos"]] + x[w["pos"]]) / 2, -0.75 * arc_height(level[w["pos"]]) - 3, w["deprel"]) for w in by_level
+    ]
+    label_y = dict(zip((w["pos"] for w in by_level), place_labels(wanted)))
+    base = max([LABEL_HEIGHT - y for y in label_y.values()] + [40]) + 24  # the arcs' feet
     words_y = base + WORD_ROW
     out_y = words_y + OUT_ROW
     width, height = max(ref_width, out_width), out_y + 14
@@ -54,32 +90,31 @@ def tree_svg(words, output, missed):
             'orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="context-stroke"/></marker></defs>'
         ),
     ]
+    labels = []  # drawn after every arc, so that no arc crosses a label
     for w in words:
         dep = x[w["pos"]]
         if not w["head_pos"]:
             parts.append(
-                f'<path class="arc root" d="M{dep:.1f},{base - top + 12:.1f} L{dep:.1f},{base:.1f}" '
+                f'<path class="arc root" d="M{dep:.1f},12 L{dep:.1f},{base:.1f}" '
                 f'marker-end="url(#arrow)"><title>root: {esc(w["form"])}</title></path>'
-                f'<text class="label" x="{dep:.1f}" y="{base - top + 8:.1f}">root</text>'
             )
+            labels.append(f'<text class="label" x="{dep:.1f}" y="9">root</text>')
             continue
-        head = x[w["head_pos"]]
-        h = arc_height(w["pos"] - w["head_pos"])
+        h = arc_height(level[w["pos"]])
         is_missed = (w["head_pos"], w["pos"]) in missed
-        cls = "arc missed" if is_missed else "arc"
-        # feet a little apart, so that the arcs meeting at a word stay distinguishable
-        x1 = head + (3 if dep > head else -3)
+        x1 = feet[w["pos"]]
         parts.append(
-            f'<path class="{cls}" d="M{x1:.1f},{base:.1f} C{x1:.1f},{base - h:.1f} {dep:.1f},'
-            f'{base - h:.1f} {dep:.1f},{base:.1f}" marker-end="url(#arrow)" '
+            f'<path class="{"arc missed" if is_missed else "arc"}" d="M{x1:.1f},{base:.1f} C{x1:.1f},'
+            f'{base - h:.1f} {dep:.1f},{base - h:.1f} {dep:.1f},{base:.1f}" marker-end="url(#arrow)" '
             f'data-head="{w["head_pos"]}" data-dep="{w["pos"]}"><title>{esc(w["deprel"])}: '
             f'{esc(words[w["head_pos"] - 1]["form"])} → {esc(w["form"])} '
             f'({"missed" if is_missed else "matched"})</title></path>'
         )
-        parts.append(
+        labels.append(
             f'<text class="label{" label-missed" if is_missed else ""}" x="{(x1 + dep) / 2:.1f}" '
-            f'y="{base - 0.75 * h - 3:.1f}">{esc(w["deprel"])}</text>'
+            f'y="{base + label_y[w["pos"]]:.1f}">{esc(w["deprel"])}</text>'
         )
+    parts += labels
     for w in words:
         cls = "word" if w["aligned"] is not None else "word dropped"
         parts.append(f'<text class="{cls}" x="{x[w["pos"]]:.1f}" y="{words_y:.1f}">{esc(w["form"])}</text>')
