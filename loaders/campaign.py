@@ -6,8 +6,12 @@ Shared tasks publish their submissions as a folder tree, team / run / one file p
 
 The corpus is the file's stem (the name without its last extension). The extension names the
 format when it is one (.text, .sr, .conllu); any other (.txt, none) is detected from the content as
-load-outputs --format auto does. Hidden files and folders (starting with '.') are skipped; any other
-file not at that depth is a problem. A CSV manifest says the same explicitly, one run file a row:
+load-outputs --format auto does. Hidden files and folders (starting with '.') are skipped; anything
+else that is not a run file at that depth is a problem, named: a file elsewhere, an empty team or run
+folder, a folder at file depth, a FIFO, a broken link or a link to a folder (links are not followed
+into folders; a link to a regular file is read as that file).
+
+A CSV manifest says the same explicitly, one run file a row:
 
     file,corpus,team,run[,format]         (paths relative to the manifest's folder)
 
@@ -22,6 +26,7 @@ it leaves one copy of each.
 
 import csv
 import io
+import os
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -67,27 +72,57 @@ def from_directory(root):
     """The submissions of a campaign folder TEAM/RUN/CORPUS.EXT (see the module's docstring)."""
     root = Path(root)
     submissions, problems = [], []
-    files = sorted(
-        path
-        for path in root.rglob("*")
-        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(root).parts)
-    )
-    for path in files:
-        relative = path.relative_to(root)
-        if len(relative.parts) != 3:
-            problems.append((None, str(relative), "a file not at TEAM/RUN/CORPUS.EXT (move it, or use a manifest)"))
+    for relative, problem in _walk(root):
+        if problem:
+            problems.append((None, str(relative), problem))
             continue
         try:
             team = check_name(relative.parts[0], "the team folder")
             run = check_name(relative.parts[1], "the run folder")
-            corpus = check_name(path.stem, "the corpus (the file's name without its extension)")
+            corpus = check_name(relative.stem, "the corpus (the file's name without its extension)")
         except NameRefused as err:
             problems.append((None, str(relative), str(err)))
             continue
-        submissions.append(Submission(path, corpus, team, run, format_of(path), str(relative)))
-    if not files:
+        submissions.append(Submission(root / relative, corpus, team, run, format_of(relative), str(relative)))
+    if not submissions and not problems:
         problems.append((None, str(root), "no run files (expected TEAM/RUN/CORPUS.EXT)"))
     return submissions, problems
+
+
+def _walk(root, relative=Path()):
+    """(relative path, None) for each run file under root, (relative path, what is wrong) for anything else
+    that is not hidden. Nothing is skipped unsaid: linked folders are not followed (a link could lead
+    out of the campaign, or in a circle), so a link is a run file only if it leads to a regular file."""
+    entries = sorted(os.scandir(root / relative), key=lambda entry: entry.name)
+    depth = len(relative.parts) + 1
+    if depth > 1 and not any(not e.name.startswith(".") for e in entries):
+        yield relative, f"an empty {('team', 'run')[depth - 2]} folder (delete it, or add its run files)"
+    for entry in entries:
+        path = relative / entry.name
+        if entry.name.startswith("."):
+            continue
+        if entry.is_symlink():
+            if not (root / path).exists():
+                yield path, "a broken symbolic link"
+            elif (root / path).is_dir():
+                yield path, "a symbolic link to a folder: linked folders are not followed (copy it, or use a manifest)"
+            elif not (root / path).is_file():
+                yield path, "a symbolic link to something that is not a regular file"
+            elif depth != 3:
+                yield path, "a file not at TEAM/RUN/CORPUS.EXT (move it, or use a manifest)"
+            else:
+                yield path, None
+        elif entry.is_dir(follow_symlinks=False):
+            if depth == 3:
+                yield path, "a folder where a run file should be (TEAM/RUN/CORPUS.EXT)"
+            else:
+                yield from _walk(root, path)
+        elif not entry.is_file(follow_symlinks=False):
+            yield path, "not a regular file (a FIFO, socket or device)"
+        elif depth != 3:
+            yield path, "a file not at TEAM/RUN/CORPUS.EXT (move it, or use a manifest)"
+        else:
+            yield path, None
 
 
 def from_manifest(manifest):
