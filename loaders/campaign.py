@@ -13,7 +13,10 @@ into folders; a link to a regular file is read as that file).
 
 A CSV manifest says the same explicitly, one run file a row:
 
-    file,corpus,team,run[,format]         (paths relative to the manifest's folder)
+    file,corpus,team,run[,format][,campaign]   (paths relative to the manifest's folder)
+
+Any other column, or a column named twice, refuses the manifest (loaders/human.py read_header); a
+campaign column is checked, not obeyed: each row's campaign must be --campaign (or empty).
 
 Before anything is loaded, the whole layout or manifest is checked: names (loaders/names.py),
 files, formats, corpora with a loaded treebank, one file per (corpus, team, run). Any problem
@@ -33,12 +36,14 @@ from typing import NamedTuple
 
 from srlens.loaders.conllu_reader import read_text
 from srlens.loaders.errors import LoadError, printable
+from srlens.loaders.human import read_header
 from srlens.loaders.load import LoadedRun, reference_sentences, store_run
 from srlens.loaders.names import NameRefused, check_name
 from srlens.loaders.outputs_reader import FORMATS, read_run
 from srlens.loaders.store import open_for_write
 
-MANIFEST_COLUMNS = ("file", "corpus", "team", "run")  # and optionally format
+MANIFEST_COLUMNS = ("file", "corpus", "team", "run")
+MANIFEST_OPTIONAL = ("format", "campaign")  # campaign: must be --campaign
 SHOWN = 10  # problems listed in one error message
 
 
@@ -125,28 +130,29 @@ def _walk(root, relative=Path()):
             yield path, None
 
 
-def from_manifest(manifest):
-    """The submissions of a CSV manifest: file, corpus, team, run and optionally format; bad rows named by line."""
+def from_manifest(manifest, campaign):
+    """The submissions of a CSV manifest: file, corpus, team, run and optionally format and campaign (which
+    must then be `campaign`, the --campaign given); bad rows named by line. Paths are relative to the
+    manifest's folder."""
     manifest = Path(manifest)
+    folder = manifest.parent
     text, _ = read_text(manifest)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     submissions, problems = [], []
     try:
-        header = [name.strip().lower() for name in next(reader, [])]
-        absent = [name for name in MANIFEST_COLUMNS if name not in header]
-        if absent:
-            raise LoadError(
-                manifest,
-                f"the header lacks the column(s) {', '.join(absent)} "
-                f"(a manifest has {', '.join(MANIFEST_COLUMNS)} and optionally format)",
-                1,
-            )
-        position = {name: header.index(name) for name in (*MANIFEST_COLUMNS, "format") if name in header}
+        position, width = read_header(
+            manifest,
+            reader,
+            MANIFEST_COLUMNS,
+            MANIFEST_OPTIONAL,
+            f"a manifest has the columns {', '.join(MANIFEST_COLUMNS)} "
+            f"and optionally {' and '.join(MANIFEST_OPTIONAL)}",
+        )
         for row in reader:
             line = reader.line_num
             if not any(field.strip() for field in row):
                 continue
-            problem = _manifest_row(manifest, row, line, header, position, submissions)
+            problem = _manifest_row(folder, row, line, width, position, campaign, submissions)
             if problem:
                 problems.append((line, f"line {line}", problem))
     except csv.Error as err:
@@ -156,22 +162,25 @@ def from_manifest(manifest):
     return submissions, problems
 
 
-def _manifest_row(manifest, row, line, header, position, submissions):
+def _manifest_row(folder, row, line, width, position, campaign, submissions):
     """Append the row's submission; returns what is wrong with it instead, if anything."""
-    if len(row) != len(header):
-        return f"expected {len(header)} fields, found {len(row)}"
+    if len(row) != width:
+        return f"expected {width} fields, found {len(row)}"
     values = {name: row[i].strip() for name, i in position.items()}
     empty = [name for name in MANIFEST_COLUMNS if not values[name]]
     if empty:
         return f"empty {', '.join(empty)}"
     try:
         corpus, team, run = (check_name(values[name], name) for name in ("corpus", "team", "run"))
+        given = check_name(values["campaign"], "campaign") if values.get("campaign") else campaign
     except NameRefused as err:
         return str(err)
+    if given != campaign:
+        return f"campaign {given!r} is not --campaign {campaign!r} (a manifest's campaign column must agree with it)"
     fmt = values.get("format") or "auto"
     if fmt not in FORMATS:
         return f"format {fmt!r} is not one of {', '.join(FORMATS)}"
-    path = manifest.parent / values["file"]
+    path = folder / values["file"]
     if not path.is_file():
         return f"no file {values['file']!r} (paths are relative to the manifest's folder)"
     submissions.append(Submission(path, corpus, team, run, fmt, f"line {line}", line))
@@ -256,10 +265,11 @@ def load_submissions(warehouse, campaign, submissions, problems=(), source=None,
 def load_campaign(warehouse, source, campaign, allow_partial=False):
     """`srlens load-campaign`: a campaign folder or a CSV manifest (a file); returns the Outcomes."""
     source = Path(source)
+    campaign = check_name(campaign, "--campaign")
     if source.is_dir():
         submissions, problems = from_directory(source)
     elif source.is_file():
-        submissions, problems = from_manifest(source)
+        submissions, problems = from_manifest(source, campaign)
     else:
         raise LoadError(source, "no such folder or manifest file")
     return load_submissions(warehouse, campaign, submissions, problems, source, allow_partial)

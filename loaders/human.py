@@ -66,27 +66,39 @@ def read_human_csv(path):
         raise LoadError(path, f"malformed CSV: {err}", reader.line_num) from None
 
 
-def _read_rows(path, reader):
-    header = [name.strip().lower() for name in next(reader)]
-    absent = [name for name in REQUIRED if name not in header]
+def read_header(path, reader, required, optional, columns, others_ignored=False):
+    """The header's first row: {name: index} of the known columns (required and optional names,
+    stripped, lower-cased). Refused in one line naming the file (line 1): a required column absent,
+    a column named twice (which one holds the value?), and, unless `others_ignored`, a column
+    the file cannot have. `columns` says what the file has, for the message. The one header check
+    of the CSV loaders (human judgments, system-level scores, campaign manifests)."""
+    header = [name.strip().lower() for name in next(reader, [])]
+    absent = [name for name in required if name not in header]
     if absent:
-        raise LoadError(
-            path,
-            f"the header lacks the column(s) {', '.join(absent)} (needs {', '.join(REQUIRED)}; campaign is optional)",
-            1,
-        )
-    duplicated = sorted({name for name in header if header.count(name) > 1 and name in (*REQUIRED, *OPTIONAL)})
+        raise LoadError(path, f"the header lacks the column(s) {', '.join(absent)} ({columns})", 1)
+    known = (*required, *optional)
+    duplicated = sorted({name for name in header if header.count(name) > 1 and (name in known or not others_ignored)})
     if duplicated:
-        raise LoadError(path, f"the header names {', '.join(duplicated)} more than once", 1)
-    position = {name: header.index(name) for name in (*REQUIRED, *OPTIONAL) if name in header}
+        raise LoadError(path, f"the header names {', '.join(map(repr, duplicated))} more than once", 1)
+    unknown = [name for name in header if name not in known]
+    if unknown and not others_ignored:
+        unknown = ", ".join(map(repr, unknown))
+        raise LoadError(path, f"the header has the column(s) {unknown}, unknown here ({columns})", 1)
+    return {name: header.index(name) for name in known if name in header}, len(header)
+
+
+def _read_rows(path, reader):
+    position, width = read_header(
+        path, reader, REQUIRED, OPTIONAL, f"needs {', '.join(REQUIRED)}; campaign is optional", others_ignored=True
+    )
     columns = {name: [] for name in (*REPLACEMENT_KEY, "sent_id", "score", "line_no")}
     problems, seen = [], {}
     for row in reader:
         line = reader.line_num
         if not any(field.strip() for field in row):
             continue  # blank line
-        if len(row) != len(header):
-            problems.append((line, f"expected {len(header)} fields, found {len(row)}"))
+        if len(row) != width:
+            problems.append((line, f"expected {width} fields, found {len(row)}"))
             continue
         values = {name: row[i].strip() for name, i in position.items()}
         for name, default in OPTIONAL.items():
@@ -293,24 +305,22 @@ def read_system_csv(path):
         raise LoadError(path, "the file is empty")
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
-        header = [name.strip().lower() for name in next(reader)]
-        absent = [name for name in SYSTEM_REQUIRED if name not in header]
-        if absent:
-            raise LoadError(
-                path,
-                f"the header lacks the column(s) {', '.join(absent)} (a system-level file needs "
-                f"{', '.join(SYSTEM_REQUIRED)}; orientation is optional)",
-                1,
-            )
-        position = {name: header.index(name) for name in (*SYSTEM_REQUIRED, "orientation") if name in header}
+        position, width = read_header(
+            path,
+            reader,
+            SYSTEM_REQUIRED,
+            ("orientation",),
+            f"a system-level file has the columns {', '.join(SYSTEM_REQUIRED)} and optionally orientation, "
+            "one score per run; judgments of sentences are loaded without --level system",
+        )
         columns = {name: [] for name in (*SYSTEM_KEY, "score", "orientation", "line_no")}
         problems, seen, orientation_of = [], {}, {}
         for row in reader:
             line = reader.line_num
             if not any(field.strip() for field in row):
                 continue
-            if len(row) != len(header):
-                problems.append((line, f"expected {len(header)} fields, found {len(row)}"))
+            if len(row) != width:
+                problems.append((line, f"expected {width} fields, found {len(row)}"))
                 continue
             values = {name: row[i].strip() for name, i in position.items()}
             empty = [name for name in SYSTEM_REQUIRED if not values[name]]

@@ -182,7 +182,8 @@ def parser():
         description="Load (or replace) many runs in one process: a folder TEAM/RUN/CORPUS.EXT "
         "(the corpus is the file's stem; .text, .sr or .conllu name the format, any "
         "other extension is detected) or a CSV manifest with the columns file, "
-        "corpus, team, run and optionally format (paths relative to the manifest). "
+        "corpus, team, run and optionally format and campaign (which must be --campaign; "
+        "paths relative to the manifest). "
         "The layout is checked first: any problem loads nothing. Each run is then "
         "its own all-or-nothing load: a bad run is named and not loaded, the others "
         "are; a table says what was loaded. Example: srlens load-campaign "
@@ -215,7 +216,7 @@ def parser():
         choices=("sentence", "system"),
         default="sentence",
         help="system: one score per run (columns campaign, corpus, team, run, criterion, score "
-        "and optionally orientation higher|lower), as WMT publishes them (docs/lambre.md)",
+        "and optionally orientation higher|lower, no other), as WMT publishes them (docs/lambre.md)",
     )
 
     c = sub.add_parser(

@@ -117,3 +117,89 @@ def test_a_link_to_a_run_file_is_read_as_that_file(wh, tmp_path, capsys):
     code, _, err = cli(capsys, "--warehouse", wh, "load-campaign", root, "--campaign", "sr19")
     assert (code, err) == (0, "")
     assert runs_of(wh) == ["sr19/en_ewt_demo/ims/1", "sr19/en_ewt_demo/ims/2"]
+
+
+# D2, D3, D4: a system-level file or a manifest with a column it cannot have, or a column named twice,
+# was read anyway (unknown columns ignored, the first of two taken).
+
+
+@pytest.fixture
+def two_runs(wh, capsys):
+    """wh with the runs demo/en_ewt_demo/perturb/swaps and .../drops; returns (warehouse, sent_id of sentence 1)."""
+    for run in ("swaps", "drops"):
+        assert cli(capsys, "--warehouse", wh, "load-outputs", RUNS / f"{run}.sr.txt", "--corpus", "en_ewt_demo",
+                   "--team", "perturb", "--run", run, "--campaign", "demo")[0] == 0  # fmt: skip
+    con = duckdb.connect(str(wh), read_only=True)
+    sent_id = con.execute("select sent_id from raw.sentences where corpus = 'en_ewt_demo' and sent_idx = 1").fetchone()
+    con.close()
+    return wh, sent_id[0]
+
+
+def test_a_sentence_level_file_is_refused_as_system_level(two_runs, tmp_path, capsys):
+    wh, sent_id = two_runs
+    path = tmp_path / "sentence_level.csv"
+    path.write_text(
+        "annotator,campaign,corpus,team,run,sent_id,criterion,score\n"
+        f"ann1,demo,en_ewt_demo,perturb,swaps,{sent_id},fluency,1\n"
+        f"ann1,demo,en_ewt_demo,perturb,drops,{sent_id},fluency,5\n",
+        encoding="utf-8",
+    )
+    before = table_snapshot(wh)
+    code, out, err = cli(capsys, "--warehouse", wh, "load-human", path, "--level", "system")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"srlens: error: {path}:1: the header has the column(s) 'annotator', 'sent_id', unknown here")
+    assert table_snapshot(wh) == before
+    # the same file is what load-human (sentence level) reads
+    assert cli(capsys, "--warehouse", wh, "load-human", path)[:2] == (0, f"loaded 2 human judgments from {path}\n")
+
+
+@pytest.mark.parametrize(
+    "header, row, column",
+    [
+        ("campaign,corpus,team,run,criterion,score,score", "demo,en_ewt_demo,perturb,swaps,da,5,7", "'score'"),
+        ("campaign,corpus,team,run,criterion,score,Run", "demo,en_ewt_demo,perturb,swaps,da,5,drops", "'run'"),
+    ],
+)
+def test_a_system_level_column_named_twice_is_refused(two_runs, tmp_path, capsys, header, row, column):
+    wh, _ = two_runs
+    path = tmp_path / "dup.csv"
+    path.write_text(f"{header}\n{row}\n", encoding="utf-8")
+    before = table_snapshot(wh)
+    code, _, err = cli(capsys, "--warehouse", wh, "load-human", path, "--level", "system")
+    assert code == 2 and err == f"srlens: error: {path}:1: the header names {column} more than once\n"
+    assert table_snapshot(wh) == before
+
+
+@pytest.mark.parametrize(
+    "header, row, message",
+    [
+        ("file,file,corpus,team,run", "A.sr,B.sr,en_ewt_demo,ims,1", "1: the header names 'file' more than once"),
+        ("file,corpus,team,run,camp", "A.sr,en_ewt_demo,ims,1,x", "1: the header has the column(s) 'camp', unknown"),
+        ("file,corpus,team,run,", "A.sr,en_ewt_demo,ims,1,", "1: the header has the column(s) '', unknown"),
+        (
+            "file,corpus,team,run,campaign",
+            "A.sr,en_ewt_demo,ims,1,sr18",
+            "2: 1 problem(s), nothing loaded: line 2: campaign 'sr18' is not --campaign 'sr19'",
+        ),
+    ],
+)
+def test_a_manifest_column_that_is_unknown_twice_or_disagrees_is_refused(wh, tmp_path, capsys, header, row, message):
+    shutil.copy(RUNS / "swaps.sr.txt", tmp_path / "A.sr")
+    shutil.copy(RUNS / "drops.sr.txt", tmp_path / "B.sr")
+    manifest = tmp_path / "m.csv"
+    manifest.write_text(f"{header}\n{row}\n", encoding="utf-8")
+    before = table_snapshot(wh)
+    code, out, err = cli(capsys, "--warehouse", wh, "load-campaign", manifest, "--campaign", "sr19")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"srlens: error: {manifest}:{message}")
+    assert table_snapshot(wh) == before
+
+
+def test_a_manifest_campaign_column_that_agrees_loads(wh, tmp_path, capsys):
+    shutil.copy(RUNS / "swaps.sr.txt", tmp_path / "A.sr")
+    shutil.copy(RUNS / "drops.sr.txt", tmp_path / "B.sr")
+    manifest = tmp_path / "m.csv"
+    manifest.write_text("file,corpus,team,run,campaign\nA.sr,en_ewt_demo,ims,1,sr19\nB.sr,en_ewt_demo,ims,2,\n")
+    code, _, err = cli(capsys, "--warehouse", wh, "load-campaign", manifest, "--campaign", "sr19")
+    assert (code, err) == (0, "")
+    assert runs_of(wh) == ["sr19/en_ewt_demo/ims/1", "sr19/en_ewt_demo/ims/2"]
