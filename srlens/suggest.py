@@ -18,6 +18,7 @@ Everything is read through the read-only sandbox (srlens/sandbox.py), names as b
 
 import difflib
 import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,7 +127,9 @@ group by all
 """
 
 
-def _check_arguments(con, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges, force):
+def _check_arguments(
+    con, warehouse, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges, force
+):
     for name, value, low in (
         ("--sentences", sentences, 1),
         ("--relations", relations, 0),
@@ -135,6 +138,7 @@ def _check_arguments(con, submission_id, treebank, sentences, out, relations, su
     ):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise SuggestError(f"{name} takes a whole number, {low} or more, got {value!r}")
+    _check_out(Path(out), warehouse, force)
     if view not in MINING_VIEWS:
         raise SuggestError(f"--view takes one of {', '.join(MINING_VIEWS)}, got {view!r}")
     if not relations and not subtrees:
@@ -165,14 +169,21 @@ def _check_arguments(con, submission_id, treebank, sentences, out, relations, su
         == 0
     ):
         raise SuggestError(f"--treebank {treebank}: loaded but not built yet (run srlens build), or it has no word")
-    out = Path(out)
+    return row[0]
+
+
+def _check_out(out, warehouse, force):
+    """--out must be a new file (or, with --force, any file but the warehouse's, whatever its name)."""
     if out.is_dir():
         raise SuggestError(f"--out {out}: is a folder; name the .conllu file to write")
+    real = Path(warehouse).resolve()
+    own = (real, real.with_name(f"{real.name}.wal"))  # the warehouse and its write-ahead log
+    if out.resolve() in own or any(f.exists() and out.exists() and os.path.samefile(out, f) for f in own):
+        raise SuggestError(f"--out {out}: is the warehouse {warehouse} (or another name of it); name another file")
     if out.exists() and not force:  # it may be the treebank itself
         raise SuggestError(f"--out {out}: exists; name a new file, or give --force to replace it")
     if not out.parent.is_dir():
         raise SuggestError(f"--out {out}: no folder {out.parent}")
-    return row[0]
 
 
 def suggest(
@@ -183,7 +194,7 @@ def suggest(
     con = sandbox.connect(warehouse)
     try:
         run_dea = _check_arguments(
-            con, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges, force
+            con, warehouse, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges, force
         )
         targets = weakest_relations(con, submission_id, relations, min_edges) + suspicious_subtrees(
             con, submission_id, subtrees, view
@@ -240,12 +251,19 @@ def suggest(
 
 def write_blocks(out, blocks):
     """The sentence blocks (comment lines, token lines), each followed by a blank line; written to a
-    temporary file first, so a failed write leaves no half file."""
+    temporary file first, so a failed write leaves no half file. The temporary file is new (O_EXCL, a
+    name of its own): nothing planted under its name (a link to the warehouse) is written through."""
     out = Path(out)
     text = "".join("\n".join([*comments, *lines]) + "\n\n" for comments, lines in blocks)
-    partial = out.with_name(f".{out.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, out)
+    partial = out.with_name(f".{out.name}.{secrets.token_hex(8)}.partial")
+    handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(partial, out)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def report(s, out):

@@ -203,3 +203,37 @@ def test_a_manifest_campaign_column_that_agrees_loads(wh, tmp_path, capsys):
     code, _, err = cli(capsys, "--warehouse", wh, "load-campaign", manifest, "--campaign", "sr19")
     assert (code, err) == (0, "")
     assert runs_of(wh) == ["sr19/en_ewt_demo/ims/1", "sr19/en_ewt_demo/ims/2"]
+
+
+# D5: suggest-training --out the warehouse --force wrote CoNLL-U over the warehouse it read, and its
+# temporary file had a fixed name, written through whatever link was planted there.
+
+
+@pytest.mark.parametrize("name", ["same", "symlink", "hard link", "wal"])
+def test_suggest_training_never_writes_over_the_warehouse(wh, tmp_path, capsys, name):
+    out = {
+        "same": lambda: wh,
+        "symlink": lambda: (tmp_path / "link.conllu").symlink_to(wh) or tmp_path / "link.conllu",
+        "hard link": lambda: os.link(wh, tmp_path / "hard.conllu") or tmp_path / "hard.conllu",
+        "wal": lambda: tmp_path / "w.duckdb.wal",
+    }[name]()
+    before = wh.read_bytes()
+    code, out_text, err = cli(
+        capsys, "--warehouse", wh, "suggest-training", "--submission", "demo/en_ewt_demo/perturb/swaps",
+        "--treebank", "en_ewt_demo", "--sentences", "5", "--out", out, "--force",
+    )  # fmt: skip
+    assert code == 2 and out_text == "" and err.count("\n") == 1
+    assert f"--out {out}: is the warehouse {wh} (or another name of it); name another file" in err
+    assert wh.read_bytes() == before
+
+
+def test_suggest_training_writes_no_planted_temporary_file(tmp_path):
+    from srlens.suggest import write_blocks
+
+    victim = tmp_path / "victim.duckdb"
+    victim.write_bytes(b"the warehouse")
+    (tmp_path / ".z.conllu.partial").symlink_to(victim)
+    write_blocks(tmp_path / "z.conllu", [(["# sent_id = 1"], ["1\ta\ta\tX\t_\t_\t0\troot\t_\t_"])])
+    assert victim.read_bytes() == b"the warehouse"
+    assert (tmp_path / "z.conllu").read_text() == "# sent_id = 1\n1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".z.conllu.partial", "victim.duckdb", "z.conllu"]
