@@ -448,9 +448,10 @@ def parser():
         help="write the warehouse's documentation site (dbt docs, offline)",
         description="Write OUT_DIR/index.html, dbt's documentation site of the built warehouse "
         "in one file that needs no network: every mart and column with its meaning, "
-        "unit and NULLs, the SQL, the tests and the lineage. Example: srlens docs docs/",
+        "unit and NULLs, the SQL, the tests and the lineage. OUT_DIR must be new, empty or "
+        "written by srlens docs before. Example: srlens docs docs-site/",
     )
-    c.add_argument("out_dir", help="folder to write index.html into; created if missing")
+    c.add_argument("out_dir", help="folder to write index.html into (new, empty or an earlier docs folder)")
     return p
 
 

@@ -237,3 +237,46 @@ def test_suggest_training_writes_no_planted_temporary_file(tmp_path):
     assert victim.read_bytes() == b"the warehouse"
     assert (tmp_path / "z.conllu").read_text() == "# sent_id = 1\n1\ta\ta\tX\t_\t_\t0\troot\t_\t_\n\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == [".z.conllu.partial", "victim.duckdb", "z.conllu"]
+
+
+# D6: srlens docs OUT_DIR wrote OUT_DIR/index.html into any folder (a report's, '/') and through a link
+# planted there (over the warehouse).
+
+
+def docs_folder_with_linked_index(tmp_path, wh):
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").symlink_to(wh)
+    return tmp_path / "site", "holds files srlens did not write (no .srlens-docs marker)"
+
+
+def marked_docs_folder_with_linked_index(tmp_path, wh):
+    folder, _ = docs_folder_with_linked_index(tmp_path, wh)
+    (folder / ".srlens-docs").write_text("")
+    return folder, "index.html is a symbolic link, which srlens never writes through"
+
+
+def report_folder(tmp_path, wh):
+    (tmp_path / "rep").mkdir()
+    for name in (".srlens-report", "index.html"):
+        (tmp_path / "rep" / name).write_text("the report")
+    return tmp_path / "rep", "holds files srlens did not write (no .srlens-docs marker)"
+
+
+@pytest.mark.parametrize(
+    "folder",
+    [
+        docs_folder_with_linked_index,
+        marked_docs_folder_with_linked_index,
+        report_folder,
+        lambda tmp_path, wh: ("/", "is the root folder"),
+        lambda tmp_path, wh: (tmp_path, f"holds the warehouse {wh}"),
+        lambda tmp_path, wh: (wh, "is a file; name a folder"),
+    ],
+)
+def test_docs_write_only_into_their_own_folder(wh, tmp_path, capsys, folder):
+    out, message = folder(tmp_path, wh)
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    code, _, err = cli(capsys, "--warehouse", wh, "docs", out)
+    assert code == 2 and err.startswith(f"srlens: error: docs folder {out}: {message}")
+    assert err.count("\n") == 1
+    assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
