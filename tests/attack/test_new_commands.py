@@ -280,3 +280,17 @@ def test_docs_write_only_into_their_own_folder(wh, tmp_path, capsys, folder):
     assert code == 2 and err.startswith(f"srlens: error: docs folder {out}: {message}")
     assert err.count("\n") == 1
     assert {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("name", [".srlens-report", "index.html", "runs"])
+def test_a_report_is_never_written_through_a_link(wh, tmp_path, capsys, name):
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / ".srlens-report").write_text("")
+    (out / name).unlink(missing_ok=True)
+    (out / name).symlink_to(wh)
+    before = wh.read_bytes()
+    code, _, err = cli(capsys, "--warehouse", wh, "report", out)
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith(f"srlens: error: report folder {out}: {name} is a symbolic link")
+    assert wh.read_bytes() == before
