@@ -47,19 +47,34 @@ def stop_point(name):
         os.kill(os.getpid(), signal.SIGSTOP)
 
 
-def resolve(warehouse):
-    """The warehouse's real path (symlinks followed); its folder must exist: a typo never makes a new file."""
+def require_warehouse(warehouse):
+    """The warehouse's path; a clear error where DuckDB would create an empty file or say less."""
+    path = Path(warehouse)
+    if not path.is_file():
+        raise WarehouseError(
+            f"no warehouse at {path}: load data first (srlens load-demo, srlens load-treebank) "
+            "and run srlens build, or name another file with --warehouse or $SRLENS_WAREHOUSE"
+        )
+    return path
+
+
+def resolve(warehouse, create=False):
+    """The warehouse's real path (symlinks followed). A typo never makes a new file: the folder must
+    exist, and so must the file unless `create` (the loads that can come first: load-treebank,
+    load-demo, load-outputs --no-reference)."""
     path = Path(warehouse).resolve()
     if not path.parent.is_dir():
         raise WarehouseError(
             f"the folder {path.parent} of the warehouse {warehouse} does not exist: "
             f"create it (mkdir -p {path.parent}) or name another --warehouse"
         )
+    if not create:
+        require_warehouse(warehouse)
     return path
 
 
 @contextlib.contextmanager
-def writer_lock(warehouse):
+def writer_lock(warehouse, create=False):
     """Serialize loads and builds on one warehouse (a build swaps the file); yields its real path.
 
     The lock file is named after the real path, so every name that reaches the file through
@@ -67,7 +82,7 @@ def writer_lock(warehouse):
     covered by DuckDB's own lock on the file: a build holds a read-only connection to it, and
     DuckDB then refuses every writer, whatever name it uses (see connect_for_write).
     """
-    path = resolve(warehouse)
+    path = resolve(warehouse, create)
     with open(f"{path}.lock", "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -100,13 +115,22 @@ def ensure_raw_schema(con):
 
 
 @contextlib.contextmanager
-def open_for_write(warehouse):
-    """A connection holding the writer lock, with the raw schema in place."""
-    with writer_lock(warehouse) as path:
+def open_for_write(warehouse, create=False):
+    """A connection holding the writer lock, with the raw schema in place. The warehouse must exist
+    unless `create` (see resolve); a new one is deleted again if the load fails, so a failed first
+    load leaves no empty warehouse behind."""
+    with writer_lock(warehouse, create) as path:
+        new = not path.exists()
         con = connect_for_write(path, warehouse)
         try:
             ensure_raw_schema(con)
             yield con
+        except BaseException:
+            con.close()
+            if new:
+                for made in (path, path.with_name(f"{path.name}.wal")):
+                    made.unlink(missing_ok=True)
+            raise
         finally:
             con.close()
 

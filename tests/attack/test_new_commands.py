@@ -294,3 +294,44 @@ def test_a_report_is_never_written_through_a_link(wh, tmp_path, capsys, name):
     assert code == 2 and err.count("\n") == 1
     assert err.startswith(f"srlens: error: report folder {out}: {name} is a symbolic link")
     assert wh.read_bytes() == before
+
+
+# D7: a mistyped --warehouse made a new warehouse file (campaign --date), or left a new empty one
+# behind a failed load (load-human, load-campaign, load-outputs).
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["campaign", "sr19", "--date", "2019"],
+        ["load-outputs", RUNS / "swaps.sr.txt", "--corpus", "en_ewt_demo", "--team", "t", "--run", "r"],
+        ["load-outputs", RUNS / "swaps.sr.txt", RUNS / "drops.sr.txt", "--team", "t", "--run", "r"],
+        ["load-campaign", "camp", "--campaign", "sr19"],
+        ["load-human", "human.csv"],
+        ["load-human", "system.csv", "--level", "system"],
+        ["load-rules", "rules.csv"],
+        ["baseline", "train", "--treebank", "en_ewt_demo"],
+    ],
+)
+def test_a_mistyped_warehouse_is_never_created(tmp_path, capsys, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    campaign_folder(tmp_path / "camp")
+    (tmp_path / "human.csv").write_text("annotator,team,run,corpus,sent_id,criterion,score\na,t,r,en_ewt_demo,1,f,1\n")
+    (tmp_path / "system.csv").write_text("campaign,corpus,team,run,criterion,score\nc,en_ewt_demo,t,r,da,1\n")
+    (tmp_path / "rules.csv").write_text("rule_id,enabled\nen|agreement|det|DET>NOUN|Number,false\n")
+    before = sorted(tmp_path.rglob("*"))
+    code, out, err = cli(capsys, "--warehouse", "typo.duckdb", *command)
+    assert code == 2 and out == ""
+    assert err.startswith("srlens: error: no warehouse at typo.duckdb: load data first") and err.count("\n") == 1
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_a_failed_first_load_leaves_no_warehouse(tmp_path, capsys):
+    warehouse = tmp_path / "new.duckdb"
+    argv = ["--warehouse", warehouse, "load-outputs", RUNS / "swaps.sr.txt", "--corpus", "mt", "--team", "t"]
+    code, _, err = cli(capsys, *argv, "--run", "r", "--no-reference")  # no --language: refused inside the load
+    assert code == 2 and "--no-reference needs --language" in err
+    assert not warehouse.exists() and not (tmp_path / "new.duckdb.wal").exists()
+    # the loads that may come first still create it
+    assert cli(capsys, *argv, "--run", "r", "--no-reference", "--language", "en")[0] == 0
+    assert runs_of(warehouse) == ["default/mt/t/r"]
