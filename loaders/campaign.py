@@ -204,12 +204,21 @@ def from_files(paths, team, run, fmt="auto"):
     return submissions, problems
 
 
-def _check(source, submissions, problems, corpora):
+def _check(source, submissions, problems, corpora, reference_free=()):
     """Add the problems that need the warehouse (corpora) or every row (a run given twice); raise them all."""
     problems = list(problems)
     first = {}
     for s in submissions:
-        if s.corpus not in corpora:
+        if s.corpus in reference_free:
+            problems.append(
+                (
+                    s.line,
+                    s.where,
+                    f"corpus {s.corpus!r} has no treebank (reference-free): load its runs one by one with "
+                    "load-outputs --no-reference",
+                )
+            )
+        elif s.corpus not in corpora:
             problems.append((s.line, s.where, f"no treebank is loaded for corpus {s.corpus!r} (load-treebank first)"))
         other = first.setdefault((s.corpus, s.team, s.run), s)
         if other is not s:
@@ -246,7 +255,8 @@ def load_submissions(warehouse, campaign, submissions, problems=(), source=None,
     outcomes = []
     with open_for_write(warehouse) as con:
         corpora = {r[0] for r in con.execute("select corpus from raw.treebank_files").fetchall()}
-        _check(source, submissions, problems, corpora)
+        reference_free = {r[0] for r in con.execute("select corpus from raw.reference_free_corpora").fetchall()}
+        _check(source, submissions, problems, corpora, reference_free)
         references = {}
         for s in tqdm(submissions, desc="loading runs", unit="run", file=sys.stderr, disable=None):
             try:

@@ -22,6 +22,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
+
 from srlens import sandbox
 from srlens.definitions import MINING_VIEWS
 
@@ -143,6 +145,13 @@ def _check_arguments(
         raise SuggestError(f"--view takes one of {', '.join(MINING_VIEWS)}, got {view!r}")
     if not relations and not subtrees:
         raise SuggestError("--relations 0 and --subtrees 0: nothing to target")
+    if con.execute("select count(*) from raw.sentences where corpus = $c", {"c": treebank}).fetchone()[0] == 0:
+        if treebank in _reference_free(con):
+            raise SuggestError(
+                f"--treebank {treebank}: a corpus without a treebank (its runs were loaded with --no-reference): "
+                "no treebank sentence to pick; name a loaded treebank"
+            )
+        raise SuggestError(f"--treebank {treebank}: no such corpus is loaded (srlens load-treebank FILE --corpus NAME)")
     marts = {
         r[0]
         for r in con.execute("select table_name from information_schema.tables where table_schema = 'main'").fetchall()
@@ -160,8 +169,6 @@ def _check_arguments(
         )
     if row[0] is None:
         raise SuggestError(f"--submission {submission_id}: the run has no DEA (no reference edge): nothing to target")
-    if con.execute("select count(*) from raw.sentences where corpus = $c", {"c": treebank}).fetchone()[0] == 0:
-        raise SuggestError(f"--treebank {treebank}: no such corpus is loaded (srlens load-treebank FILE --corpus NAME)")
     if (
         con.execute(
             "select count(*) from intermediate.int_analysis_words where corpus = $c", {"c": treebank}
@@ -170,6 +177,14 @@ def _check_arguments(
     ):
         raise SuggestError(f"--treebank {treebank}: loaded but not built yet (run srlens build), or it has no word")
     return row[0]
+
+
+def _reference_free(con):
+    """The corpora without a treebank (none in a warehouse loaded before srlens had them)."""
+    try:
+        return {r[0] for r in con.execute("select corpus from raw.reference_free_corpora").fetchall()}
+    except duckdb.CatalogException:
+        return set()
 
 
 def _check_out(out, warehouse, force):

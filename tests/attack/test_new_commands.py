@@ -335,3 +335,39 @@ def test_a_failed_first_load_leaves_no_warehouse(tmp_path, capsys):
     # the loads that may come first still create it
     assert cli(capsys, *argv, "--run", "r", "--no-reference", "--language", "en")[0] == 0
     assert runs_of(warehouse) == ["default/mt/t/r"]
+
+
+# D9: messages about reference-free corpora said what was not true ("load-treebank first", "no such corpus").
+
+
+@pytest.fixture
+def with_mt(wh, capsys):
+    """wh with the reference-free corpus mt (one run, loaded with --no-reference)."""
+    argv = ["load-outputs", RUNS / "swaps.sr.txt", "--corpus", "mt", "--team", "t", "--run", "r", "--no-reference"]
+    assert cli(capsys, "--warehouse", wh, *argv, "--language", "en")[0] == 0
+    return wh
+
+
+def test_load_campaign_says_a_reference_free_corpus_has_no_treebank(with_mt, tmp_path, capsys):
+    root = campaign_folder(tmp_path / "camp")
+    shutil.copy(RUNS / "drops.sr.txt", root / "ims" / "1" / "mt.sr")
+    before = table_snapshot(with_mt)
+    code, _, err = cli(capsys, "--warehouse", with_mt, "load-campaign", root, "--campaign", "sr19")
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith(
+        f"srlens: error: {root}: 1 problem(s), nothing loaded: ims/1/mt.sr: corpus 'mt' has no treebank "
+        "(reference-free): load its runs one by one with load-outputs --no-reference"
+    )
+    assert table_snapshot(with_mt) == before
+
+
+def test_suggest_training_says_a_reference_free_corpus_has_no_treebank(with_mt, tmp_path, capsys):
+    code, _, err = cli(
+        capsys, "--warehouse", with_mt, "suggest-training", "--submission", "default/mt/t/r", "--treebank", "mt",
+        "--sentences", "5", "--out", tmp_path / "x.conllu",
+    )  # fmt: skip
+    assert code == 2 and err == (
+        "srlens: error: --treebank mt: a corpus without a treebank (its runs were loaded with --no-reference): "
+        "no treebank sentence to pick; name a loaded treebank\n"
+    )
+    assert not (tmp_path / "x.conllu").exists()
