@@ -34,6 +34,7 @@ optional orientation higher|lower), validated the same way; a file replaces the
 import csv
 import io
 import math
+import re
 
 from srlens.loaders.conllu_reader import read_text
 from srlens.loaders.errors import LoadError
@@ -44,6 +45,18 @@ REQUIRED = ("annotator", "team", "run", "corpus", "sent_id", "criterion", "score
 OPTIONAL = {"campaign": "default"}
 REPLACEMENT_KEY = ("campaign", "corpus", "team", "run", "annotator", "criterion")
 SHOWN = 10  # offenders listed in one error message
+
+
+# A decimal number in ASCII digits (e.g. 5, -0.25, 1e3): float() also takes 1_000, fullwidth digits, inf and nan.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def parse_score(text):
+    """The score `text` as a finite float, or None when it is not a plain decimal number."""
+    if not _NUMBER.fullmatch(text):
+        return None
+    score = float(text)
+    return score if math.isfinite(score) else None
 
 
 def _error(path, problems):
@@ -113,11 +126,8 @@ def _read_rows(path, reader):
         except NameRefused as err:
             problems.append((line, str(err)))
             continue
-        try:
-            score = float(values["score"])
-        except ValueError:
-            score = None
-        if score is None or not math.isfinite(score):
+        score = parse_score(values["score"])
+        if score is None:
             problems.append((line, f"score {values['score']!r} is not a number"))
             continue
         key = (
@@ -333,11 +343,8 @@ def read_system_csv(path):
             except NameRefused as err:
                 problems.append((line, str(err)))
                 continue
-            try:
-                score = float(values["score"])
-            except ValueError:
-                score = math.nan
-            if not math.isfinite(score):
+            score = parse_score(values["score"])
+            if score is None:
                 problems.append((line, f"score {values['score']!r} is not a number"))
                 continue
             criterion = values["criterion"].lower()

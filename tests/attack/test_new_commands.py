@@ -371,3 +371,50 @@ def test_suggest_training_says_a_reference_free_corpus_has_no_treebank(with_mt, 
         "no treebank sentence to pick; name a loaded treebank\n"
     )
     assert not (tmp_path / "x.conllu").exists()
+
+
+# D10: Python's number and date syntax beyond ASCII decimals (1_000, fullwidth digits) was accepted.
+
+
+@pytest.mark.parametrize("score", ["1_000", "１２", "٣", "0x10", "inf", "nan", "1e999", "", "5,0"])
+def test_a_score_is_a_plain_decimal_number(two_runs, tmp_path, capsys, score):
+    wh, sent_id = two_runs
+    system = tmp_path / "system.csv"
+    system.write_text(f'campaign,corpus,team,run,criterion,score\ndemo,en_ewt_demo,perturb,swaps,da,"{score}"\n')
+    sentence = tmp_path / "sentence.csv"
+    sentence.write_text(
+        f'annotator,campaign,corpus,team,run,sent_id,criterion,score\na,demo,en_ewt_demo,perturb,swaps,{sent_id},f,"{score}"\n'
+    )
+    before = table_snapshot(wh)
+    for argv in ([system, "--level", "system"], [sentence]):
+        code, _, err = cli(capsys, "--warehouse", wh, "load-human", *argv)
+        assert code == 2 and err.count("\n") == 1
+        assert err.startswith(f"srlens: error: {argv[0]}:2: 1 problem(s): line 2: ")
+        assert ("empty score" if score == "" else f"score {score!r} is not a number") in err
+    assert table_snapshot(wh) == before
+
+
+def test_plain_decimal_scores_load(two_runs, tmp_path, capsys):
+    wh, _ = two_runs
+    system = tmp_path / "system.csv"
+    rows = [("swaps", "da", "-1.5"), ("drops", "da", "+.5"), ("swaps", "mqm", "2e1"), ("drops", "mqm", "3.")]
+    system.write_text("campaign,corpus,team,run,criterion,score\n" + "".join(
+        f"demo,en_ewt_demo,perturb,{run},{criterion},{score}\n" for run, criterion, score in rows
+    ))  # fmt: skip
+    assert cli(capsys, "--warehouse", wh, "load-human", system, "--level", "system")[0] == 0
+    con = duckdb.connect(str(wh), read_only=True)
+    assert sorted(con.execute("select score from raw.system_human_scores").fetchall()) == [
+        (-1.5,),
+        (0.5,),
+        (3.0,),
+        (20.0,),
+    ]
+    con.close()
+
+
+@pytest.mark.parametrize("date", ["２０１９", "2019-０６", "٢٠١٩"])
+def test_a_campaign_date_is_in_ascii_digits(wh, capsys, date):
+    before = table_snapshot(wh)
+    code, _, err = cli(capsys, "--warehouse", wh, "campaign", "sr19", "--date", date)
+    assert code == 2 and err == f"srlens: error: campaign date {date!r}: expected YYYY, YYYY-MM or YYYY-MM-DD\n"
+    assert table_snapshot(wh) == before
