@@ -13,7 +13,7 @@ into folders; a link to a regular file is read as that file).
 
 A CSV manifest says the same explicitly, one run file a row:
 
-    file,corpus,team,run[,format][,campaign]   (paths relative to the manifest's folder)
+    file,corpus,team,run[,format][,campaign]   (paths relative to the real manifest's folder)
 
 Any other column, or a column named twice, refuses the manifest (loaders/human.py read_header); a
 campaign column is checked, not obeyed: each row's campaign must be --campaign (or empty).
@@ -133,9 +133,10 @@ def _walk(root, relative=Path()):
 def from_manifest(manifest, campaign):
     """The submissions of a CSV manifest: file, corpus, team, run and optionally format and campaign (which
     must then be `campaign`, the --campaign given); bad rows named by line. Paths are relative to the
-    manifest's folder."""
+    real manifest's folder (through a link to a manifest, the folder of the manifest it leads to), and
+    become absolute: a run's source_file then names its file from any working folder."""
     manifest = Path(manifest)
-    folder = manifest.parent
+    folder = manifest.resolve().parent
     text, _ = read_text(manifest)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     submissions, problems = [], []

@@ -2,6 +2,7 @@
 suggest-training, docs), each replayed on real files and a real warehouse: what was skipped, guessed
 or overwritten silently is now refused in one line that names the file, and changes nothing."""
 
+import hashlib
 import os
 import shutil
 
@@ -418,3 +419,26 @@ def test_a_campaign_date_is_in_ascii_digits(wh, capsys, date):
     code, _, err = cli(capsys, "--warehouse", wh, "campaign", "sr19", "--date", date)
     assert code == 2 and err == f"srlens: error: campaign date {date!r}: expected YYYY, YYYY-MM or YYYY-MM-DD\n"
     assert table_snapshot(wh) == before
+
+
+# D11: a manifest reached through a link read its files beside the link, and source_file was relative
+# to the working folder.
+
+
+def test_a_linked_manifest_reads_the_files_beside_the_real_one(wh, tmp_path, capsys, monkeypatch):
+    real = tmp_path / "real"
+    real.mkdir()
+    shutil.copy(RUNS / "swaps.sr.txt", real / "A.sr")
+    (real / "m.csv").write_text("file,corpus,team,run\nA.sr,en_ewt_demo,ims,1\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy(RUNS / "drops.sr.txt", elsewhere / "A.sr")  # another file of the same name beside the link
+    (elsewhere / "m.csv").symlink_to(real / "m.csv")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli(capsys, "--warehouse", wh, "load-campaign", "elsewhere/m.csv", "--campaign", "sr19")
+    assert (code, err) == (0, "")
+    con = duckdb.connect(str(wh), read_only=True)
+    source, sha256 = con.execute("select source_file, sha256 from raw.submissions").fetchone()
+    con.close()
+    assert source == str(real / "A.sr")
+    assert sha256 == hashlib.sha256((RUNS / "swaps.sr.txt").read_bytes()).hexdigest()
