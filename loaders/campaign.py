@@ -40,7 +40,7 @@ from srlens.loaders.human import read_header
 from srlens.loaders.load import LoadedRun, reference_sentences, store_run
 from srlens.loaders.names import NameRefused, check_name
 from srlens.loaders.outputs_reader import FORMATS, read_run
-from srlens.loaders.store import open_for_write
+from srlens.loaders.store import interrupted, open_for_write
 
 MANIFEST_COLUMNS = ("file", "corpus", "team", "run")
 MANIFEST_OPTIONAL = ("format", "campaign")  # campaign: must be --campaign
@@ -247,8 +247,8 @@ def load_submissions(warehouse, campaign, submissions, problems=(), source=None,
     a treebank, a run given twice), refuse everything in one LoadError before anything is loaded.
     Then one connection for all, one transaction per run. The treebank's sentence ids are read once per
     corpus. Bad content of a run (LoadError, or a file that cannot be read) is recorded in its
-    Outcome and the next run goes on; anything else (e.g. Ctrl-C) stops here, the runs before
-    it staying loaded.
+    Outcome and the next run goes on; anything else stops here, the runs before it staying loaded.
+    Ctrl-C prints the table of the runs done so far, then raises KeyboardInterrupt.
     """
     from tqdm import tqdm  # noqa: PLC0415 (only the commands that load many runs show a bar)
 
@@ -259,17 +259,23 @@ def load_submissions(warehouse, campaign, submissions, problems=(), source=None,
         reference_free = {r[0] for r in con.execute("select corpus from raw.reference_free_corpora").fetchall()}
         _check(source, submissions, problems, corpora, reference_free)
         references = {}
-        for s in tqdm(submissions, desc="loading runs", unit="run", file=sys.stderr, disable=None):
-            try:
-                run_file = read_run(s.path, s.fmt)
-                if s.corpus not in references:
-                    references[s.corpus] = reference_sentences(con, s.path, s.corpus)
-                loaded = store_run(
-                    con, s.path, run_file, references[s.corpus], campaign, s.corpus, s.team, s.run, allow_partial
-                )
-                outcomes.append(Outcome(s, loaded=loaded))
-            except (LoadError, OSError) as err:
-                outcomes.append(Outcome(s, error=err))
+        try:
+            for s in tqdm(submissions, desc="loading runs", unit="run", file=sys.stderr, disable=None):
+                try:
+                    run_file = read_run(s.path, s.fmt)
+                    if s.corpus not in references:
+                        references[s.corpus] = reference_sentences(con, s.path, s.corpus)
+                    loaded = store_run(
+                        con, s.path, run_file, references[s.corpus], campaign, s.corpus, s.team, s.run, allow_partial
+                    )
+                    outcomes.append(Outcome(s, loaded=loaded))
+                except (LoadError, OSError) as err:
+                    outcomes.append(Outcome(s, error=err))
+        except BaseException as err:
+            if not interrupted(err):
+                raise
+            sys.stdout.write(summary_table(outcomes))  # what is loaded; the run in progress was rolled back
+            raise KeyboardInterrupt from None
     return outcomes
 
 

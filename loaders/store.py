@@ -58,6 +58,16 @@ def require_warehouse(warehouse):
     return path
 
 
+def interrupted(err):
+    """Ctrl-C, however it surfaced: a KeyboardInterrupt, or DuckDB's error for the query it stopped on SIGINT
+    (a RuntimeError 'Query interrupted' from a query in the main thread; InterruptException from interrupt())."""
+    return (
+        isinstance(err, KeyboardInterrupt)
+        or (type(err) is RuntimeError and str(err) == "Query interrupted")
+        or type(err).__name__ == "InterruptException"
+    )
+
+
 def resolve(warehouse, create=False):
     """The warehouse's real path (symlinks followed). A typo never makes a new file: the folder must
     exist, and so must the file unless `create` (the loads that can come first: load-treebank,

@@ -676,6 +676,11 @@ def main(argv=None):
         say(f"srlens: error: {err}", file=sys.stderr)
         return 2
     except Exception as err:  # a database error is still one clear line unless --debug
+        from srlens.loaders.store import interrupted  # noqa: PLC0415 (a light module; see the imports at the top)
+
+        if interrupted(err):  # Ctrl-C during a DuckDB query
+            print("srlens: interrupted", file=sys.stderr)
+            return 130
         if args.debug:
             raise
         say(f"srlens: error: {describe(err, args.warehouse)}", file=sys.stderr)

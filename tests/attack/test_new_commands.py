@@ -5,12 +5,15 @@ or overwritten silently is now refused in one line that names the file, and chan
 import hashlib
 import os
 import shutil
+import signal
+import time
 
 import duckdb
 import pytest
 
 from srlens.cli import main
 from srlens.loaders.load import load_treebank
+from tests.attack.test_crashes import Running, process_state
 from tests.conftest import REPO, table_snapshot
 
 DEMO = REPO / "demo" / "data"
@@ -442,3 +445,35 @@ def test_a_linked_manifest_reads_the_files_beside_the_real_one(wh, tmp_path, cap
     con.close()
     assert source == str(real / "A.sr")
     assert sha256 == hashlib.sha256((RUNS / "swaps.sr.txt").read_bytes()).hexdigest()
+
+
+# D8: Ctrl-C during load-campaign left no table of what was loaded, and inside a DuckDB query it
+# ended as "srlens: error: RuntimeError: Query interrupted" (exit 1).
+
+
+def test_ctrl_c_during_load_campaign_lists_the_runs_loaded(wh, tmp_path):
+    root = campaign_folder(tmp_path / "camp")
+    (root / "ims" / "2").mkdir()
+    shutil.copy(RUNS / "drops.sr.txt", root / "ims" / "2" / "en_ewt_demo.sr")
+    load = Running(
+        "--warehouse", wh, "load-campaign", root, "--campaign", "sr19", cwd=tmp_path, SRLENS_TEST_STOP_AT="commit"
+    )
+    load.wait_stopped()  # just before the first run's commit
+    load.proc.send_signal(signal.SIGCONT)
+    while load.proc.poll() is None and process_state(load.proc.pid) == "T":
+        time.sleep(0.01)  # it leaves the stop at once
+    load.wait_stopped()  # just before the second run's commit
+    load.proc.send_signal(signal.SIGINT)
+    load.proc.send_signal(signal.SIGCONT)
+    assert load.finish() == 130
+    assert load.stderr().endswith("srlens: interrupted\n")
+    assert load.proc.stdout.read().split("\n")[1].split() == ["ims", "1", "en_ewt_demo", "200", "loaded"]
+    assert runs_of(wh) == ["sr19/en_ewt_demo/ims/1"]
+
+
+def test_a_query_stopped_by_ctrl_c_is_an_interruption():
+    from srlens.loaders.store import interrupted
+
+    assert interrupted(KeyboardInterrupt()) and interrupted(RuntimeError("Query interrupted"))
+    assert interrupted(duckdb.InterruptException("INTERRUPT Error: Interrupted!"))
+    assert not interrupted(RuntimeError("another error")) and not interrupted(duckdb.IOException("x"))
