@@ -40,7 +40,7 @@ from srlens.loaders.human import read_header
 from srlens.loaders.load import LoadedRun, reference_sentences, store_run
 from srlens.loaders.names import NameRefused, check_name
 from srlens.loaders.outputs_reader import FORMATS, read_run
-from srlens.loaders.store import interrupted, open_for_write
+from srlens.loaders.store import interrupted, open_for_write, stop_point
 
 MANIFEST_COLUMNS = ("file", "corpus", "team", "run")
 MANIFEST_OPTIONAL = ("format", "campaign")  # campaign: must be --campaign
@@ -261,6 +261,7 @@ def load_submissions(warehouse, campaign, submissions, problems=(), source=None,
         references = {}
         try:
             for s in tqdm(submissions, desc="loading runs", unit="run", file=sys.stderr, disable=None):
+                stop_point("run")
                 try:
                     run_file = read_run(s.path, s.fmt)
                     if s.corpus not in references:

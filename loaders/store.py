@@ -41,7 +41,8 @@ def stop_point(name):
     """Tests only: stop this process (SIGSTOP) at the named step, so that a test can SIGKILL it exactly there.
 
     Used where no output marks the moment: the middle of the copy and just before the swap of a
-    build, and just before a load's commit. Does nothing unless $SRLENS_TEST_STOP_AT is `name`.
+    build, just before a load's commit, and before each run of a campaign ("run"). Does nothing
+    unless $SRLENS_TEST_STOP_AT is `name`.
     """
     if os.environ.get(STOP_AT_ENV) == name:
         os.kill(os.getpid(), signal.SIGSTOP)

@@ -455,19 +455,21 @@ def test_ctrl_c_during_load_campaign_lists_the_runs_loaded(wh, tmp_path):
     root = campaign_folder(tmp_path / "camp")
     (root / "ims" / "2").mkdir()
     shutil.copy(RUNS / "drops.sr.txt", root / "ims" / "2" / "en_ewt_demo.sr")
-    load = Running(
-        "--warehouse", wh, "load-campaign", root, "--campaign", "sr19", cwd=tmp_path, SRLENS_TEST_STOP_AT="commit"
-    )
-    load.wait_stopped()  # just before the first run's commit
+    argv = ["--warehouse", wh, "load-campaign", root, "--campaign", "sr19"]
+    load = Running(*argv, cwd=tmp_path, SRLENS_TEST_STOP_AT="run")
+    load.wait_stopped()  # before the first run
     load.proc.send_signal(signal.SIGCONT)
     while load.proc.poll() is None and process_state(load.proc.pid) == "T":
         time.sleep(0.01)  # it leaves the stop at once
-    load.wait_stopped()  # just before the second run's commit
+    load.wait_stopped()  # before the second run: Ctrl-C there
     load.proc.send_signal(signal.SIGINT)
     load.proc.send_signal(signal.SIGCONT)
     assert load.finish() == 130
     assert load.stderr().endswith("srlens: interrupted\n")
-    assert load.proc.stdout.read().split("\n")[1].split() == ["ims", "1", "en_ewt_demo", "200", "loaded"]
+    assert [line.split() for line in load.proc.stdout.read().splitlines()] == [
+        ["team", "run", "corpus", "sentences", "status"],
+        ["ims", "1", "en_ewt_demo", "200", "loaded"],
+    ]
     assert runs_of(wh) == ["sr19/en_ewt_demo/ims/1"]
 
 
