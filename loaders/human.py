@@ -27,7 +27,8 @@ The campaign, corpus, team and run of every row must be valid names
 
 System level (`load-human FILE --level system`, `load_system_human`, issue 17):
 one score per run and criterion (campaign, corpus, team, run, criterion, score,
-optional orientation higher|lower), validated the same way; a file replaces the
+optional orientation higher|lower, and no other column: a sentence-level file
+is refused), validated the same way; a file replaces the
 (run, criterion) scores it names. docs/lambre.md says how they are used.
 """
 

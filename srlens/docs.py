@@ -31,8 +31,8 @@ OFFLINE_POLICY = (
     'font-src data:">'
 )
 TRACKING_CALL = "!0===e.track&&r.turn_on_tracking()"
-MARKER = ".srlens-docs"  # srlens docs wrote this folder and may replace its index.html (srlens/outdir.py)
 TRACKING_SCRIPT = re.compile(r'"//[a-z0-9.-]+\.cloudfront\.net/[^"]*"')
+MARKER = ".srlens-docs"  # srlens docs wrote this folder and may replace its index.html (srlens/outdir.py)
 
 
 def last_build_vars(warehouse):
@@ -93,12 +93,13 @@ def write_docs(warehouse, out_dir, project_dir=DBT_PROJECT_DIR):
         )
     page = out / "index.html"
     # a new file of its own, then renamed over the page: never written through a link planted meanwhile
-    with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=out, prefix=".index.html.", delete=False) as file:
-        try:
+    file = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=out, prefix=".index.html.", delete=False)
+    try:
+        with file:
             file.write(html)
-            os.chmod(file.name, 0o644)
-            os.replace(file.name, page)
-        except BaseException:
-            os.unlink(file.name)
-            raise
+        os.chmod(file.name, 0o644)
+        os.replace(file.name, page)
+    except BaseException:
+        Path(file.name).unlink(missing_ok=True)
+        raise
     return page
