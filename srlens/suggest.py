@@ -54,6 +54,7 @@ class Suggestion:
     richness: tuple  # of each chosen sentence
     candidates: int  # treebank sentences with richness > 0
     same_corpus: bool  # the treebank is the corpus the run was scored on
+    languages: tuple = ()  # (the run's corpus's language, the treebank's)
 
 
 def weakest_relations(con, submission_id, count, min_edges):
@@ -243,6 +244,15 @@ def suggest(
         corpus = con.execute(
             "select corpus from submission_scores where submission_id = $id", {"id": submission_id}
         ).fetchone()[0]
+        languages = tuple(
+            dict(
+                con.execute(
+                    "select corpus, language from raw.treebank_files where corpus in ($run, $treebank)",
+                    {"run": corpus, "treebank": treebank},
+                ).fetchall()
+            ).get(name)
+            for name in (corpus, treebank)
+        )
     finally:
         con.close()
     if not chosen:
@@ -261,6 +271,7 @@ def suggest(
         tuple(r for _, r, _ in chosen),
         len(ranked),
         corpus == treebank,
+        languages,
     )
 
 
@@ -306,4 +317,9 @@ def report(s, out):
     )
     if s.same_corpus:
         lines.append(f"note: {s.treebank} is the corpus the run was scored on (its test sentences)")
+    if len(set(s.languages)) > 1:  # allowed (a multilingual system), but rarely what was meant
+        lines.append(
+            f"note: {s.treebank} is in language {s.languages[1]}, the run's corpus in {s.languages[0]}: "
+            "these sentences are of another language than the run's"
+        )
     return lines

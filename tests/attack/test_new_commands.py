@@ -479,3 +479,18 @@ def test_a_query_stopped_by_ctrl_c_is_an_interruption():
     assert interrupted(KeyboardInterrupt()) and interrupted(RuntimeError("Query interrupted"))
     assert interrupted(duckdb.InterruptException("INTERRUPT Error: Interrupted!"))
     assert not interrupted(RuntimeError("another error")) and not interrupted(duckdb.IOException("x"))
+
+
+# D12: suggest-training wrote sentences of another language than the run's (an English run, the French
+# demo treebank) without a word.
+
+
+def test_sentences_of_another_language_come_with_a_note(built_warehouse, tmp_path, capsys):
+    argv = ["--warehouse", built_warehouse, "suggest-training", "--submission", "demo/en_ewt_demo/perturb/advmod_moved"]
+    code, out, _ = cli(capsys, *argv, "--treebank", "fr_gsd_demo", "--sentences", 3, "--out", tmp_path / "fr.conllu")
+    assert code == 0 and out.splitlines()[-1] == (
+        "note: fr_gsd_demo is in language fr, the run's corpus in en: these sentences are of another language "
+        "than the run's"
+    )
+    code, out, _ = cli(capsys, *argv, "--treebank", "en_ewt_test", "--sentences", 3, "--out", tmp_path / "en.conllu")
+    assert code == 0 and "another language" not in out
