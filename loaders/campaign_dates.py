@@ -7,7 +7,7 @@ from datetime import date
 from srlens.loaders.names import check_name
 from srlens.loaders.store import open_for_write, transaction, utc_now
 
-_DATE = re.compile(r"(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?")
+_DATE = re.compile(r"([0-9]{4})(?:-([0-9]{2}))?(?:-([0-9]{2}))?")  # ASCII digits: \d takes any script's
 
 
 def parse_campaign_date(text):

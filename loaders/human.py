@@ -27,13 +27,15 @@ The campaign, corpus, team and run of every row must be valid names
 
 System level (`load-human FILE --level system`, `load_system_human`, issue 17):
 one score per run and criterion (campaign, corpus, team, run, criterion, score,
-optional orientation higher|lower), validated the same way; a file replaces the
+optional orientation higher|lower, and no other column: a sentence-level file
+is refused), validated the same way; a file replaces the
 (run, criterion) scores it names. docs/lambre.md says how they are used.
 """
 
 import csv
 import io
 import math
+import re
 
 from srlens.loaders.conllu_reader import read_text
 from srlens.loaders.errors import LoadError
@@ -44,6 +46,18 @@ REQUIRED = ("annotator", "team", "run", "corpus", "sent_id", "criterion", "score
 OPTIONAL = {"campaign": "default"}
 REPLACEMENT_KEY = ("campaign", "corpus", "team", "run", "annotator", "criterion")
 SHOWN = 10  # offenders listed in one error message
+
+
+# A decimal number in ASCII digits (e.g. 5, -0.25, 1e3): float() also takes 1_000, fullwidth digits, inf and nan.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def parse_score(text):
+    """The score `text` as a finite float, or None when it is not a plain decimal number."""
+    if not _NUMBER.fullmatch(text):
+        return None
+    score = float(text)
+    return score if math.isfinite(score) else None
 
 
 def _error(path, problems):
@@ -66,27 +80,39 @@ def read_human_csv(path):
         raise LoadError(path, f"malformed CSV: {err}", reader.line_num) from None
 
 
-def _read_rows(path, reader):
-    header = [name.strip().lower() for name in next(reader)]
-    absent = [name for name in REQUIRED if name not in header]
+def read_header(path, reader, required, optional, columns, others_ignored=False):
+    """The header's first row: {name: index} of the known columns (required and optional names,
+    stripped, lower-cased). Refused in one line naming the file (line 1): a required column absent,
+    a column named twice (which one holds the value?), and, unless `others_ignored`, a column
+    the file cannot have. `columns` says what the file has, for the message. The one header check
+    of the CSV loaders (human judgments, system-level scores, campaign manifests)."""
+    header = [name.strip().lower() for name in next(reader, [])]
+    absent = [name for name in required if name not in header]
     if absent:
-        raise LoadError(
-            path,
-            f"the header lacks the column(s) {', '.join(absent)} (needs {', '.join(REQUIRED)}; campaign is optional)",
-            1,
-        )
-    duplicated = sorted({name for name in header if header.count(name) > 1 and name in (*REQUIRED, *OPTIONAL)})
+        raise LoadError(path, f"the header lacks the column(s) {', '.join(absent)} ({columns})", 1)
+    known = (*required, *optional)
+    duplicated = sorted({name for name in header if header.count(name) > 1 and (name in known or not others_ignored)})
     if duplicated:
-        raise LoadError(path, f"the header names {', '.join(duplicated)} more than once", 1)
-    position = {name: header.index(name) for name in (*REQUIRED, *OPTIONAL) if name in header}
+        raise LoadError(path, f"the header names {', '.join(map(repr, duplicated))} more than once", 1)
+    unknown = [name for name in header if name not in known]
+    if unknown and not others_ignored:
+        unknown = ", ".join(map(repr, unknown))
+        raise LoadError(path, f"the header has the column(s) {unknown}, unknown here ({columns})", 1)
+    return {name: header.index(name) for name in known if name in header}, len(header)
+
+
+def _read_rows(path, reader):
+    position, width = read_header(
+        path, reader, REQUIRED, OPTIONAL, f"needs {', '.join(REQUIRED)}; campaign is optional", others_ignored=True
+    )
     columns = {name: [] for name in (*REPLACEMENT_KEY, "sent_id", "score", "line_no")}
     problems, seen = [], {}
     for row in reader:
         line = reader.line_num
         if not any(field.strip() for field in row):
             continue  # blank line
-        if len(row) != len(header):
-            problems.append((line, f"expected {len(header)} fields, found {len(row)}"))
+        if len(row) != width:
+            problems.append((line, f"expected {width} fields, found {len(row)}"))
             continue
         values = {name: row[i].strip() for name, i in position.items()}
         for name, default in OPTIONAL.items():
@@ -101,11 +127,8 @@ def _read_rows(path, reader):
         except NameRefused as err:
             problems.append((line, str(err)))
             continue
-        try:
-            score = float(values["score"])
-        except ValueError:
-            score = None
-        if score is None or not math.isfinite(score):
+        score = parse_score(values["score"])
+        if score is None:
             problems.append((line, f"score {values['score']!r} is not a number"))
             continue
         key = (
@@ -293,24 +316,22 @@ def read_system_csv(path):
         raise LoadError(path, "the file is empty")
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
-        header = [name.strip().lower() for name in next(reader)]
-        absent = [name for name in SYSTEM_REQUIRED if name not in header]
-        if absent:
-            raise LoadError(
-                path,
-                f"the header lacks the column(s) {', '.join(absent)} (a system-level file needs "
-                f"{', '.join(SYSTEM_REQUIRED)}; orientation is optional)",
-                1,
-            )
-        position = {name: header.index(name) for name in (*SYSTEM_REQUIRED, "orientation") if name in header}
+        position, width = read_header(
+            path,
+            reader,
+            SYSTEM_REQUIRED,
+            ("orientation",),
+            f"a system-level file has the columns {', '.join(SYSTEM_REQUIRED)} and optionally orientation, "
+            "one score per run; judgments of sentences are loaded without --level system",
+        )
         columns = {name: [] for name in (*SYSTEM_KEY, "score", "orientation", "line_no")}
         problems, seen, orientation_of = [], {}, {}
         for row in reader:
             line = reader.line_num
             if not any(field.strip() for field in row):
                 continue
-            if len(row) != len(header):
-                problems.append((line, f"expected {len(header)} fields, found {len(row)}"))
+            if len(row) != width:
+                problems.append((line, f"expected {width} fields, found {len(row)}"))
                 continue
             values = {name: row[i].strip() for name, i in position.items()}
             empty = [name for name in SYSTEM_REQUIRED if not values[name]]
@@ -323,11 +344,8 @@ def read_system_csv(path):
             except NameRefused as err:
                 problems.append((line, str(err)))
                 continue
-            try:
-                score = float(values["score"])
-            except ValueError:
-                score = math.nan
-            if not math.isfinite(score):
+            score = parse_score(values["score"])
+            if score is None:
                 problems.append((line, f"score {values['score']!r} is not a number"))
                 continue
             criterion = values["criterion"].lower()

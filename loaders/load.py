@@ -51,7 +51,7 @@ def load_treebank(warehouse, path, corpus, language=None):
     corpus = check_name(corpus, "--corpus")
     language = guess_language(corpus, path) if language is None else check_name(language, "--language")
     treebank = read_conllu(path)
-    with open_for_write(warehouse) as con, transaction(con):
+    with open_for_write(warehouse, create=True) as con, transaction(con):
         _refuse_reference_free(con, path, corpus)
         _check_runs_still_match(con, path, corpus, treebank.sentences["sent_id"])
         for table in ("raw.treebank_files", "raw.sentences", "raw.tokens"):
@@ -112,7 +112,7 @@ def load_outputs(
     if language is not None:
         language = check_name(language, "--language")
     run_file = read_run(path, fmt)
-    with open_for_write(warehouse) as con:
+    with open_for_write(warehouse, create=no_reference) as con:  # a reference-free run may come first
         if no_reference:
             sub_id = submission_id(campaign, corpus, team, run)
             reference = reference_free_sentences(con, path, corpus, language, sub_id, run_file)

@@ -41,25 +41,51 @@ def stop_point(name):
     """Tests only: stop this process (SIGSTOP) at the named step, so that a test can SIGKILL it exactly there.
 
     Used where no output marks the moment: the middle of the copy and just before the swap of a
-    build, and just before a load's commit. Does nothing unless $SRLENS_TEST_STOP_AT is `name`.
+    build, just before a load's commit, and before each run of a campaign ("run"). Does nothing
+    unless $SRLENS_TEST_STOP_AT is `name`.
     """
     if os.environ.get(STOP_AT_ENV) == name:
         os.kill(os.getpid(), signal.SIGSTOP)
 
 
-def resolve(warehouse):
-    """The warehouse's real path (symlinks followed); its folder must exist: a typo never makes a new file."""
+def require_warehouse(warehouse):
+    """The warehouse's path; a clear error where DuckDB would create an empty file or say less."""
+    path = Path(warehouse)
+    if not path.is_file():
+        raise WarehouseError(
+            f"no warehouse at {path}: load data first (srlens load-demo, srlens load-treebank) "
+            "and run srlens build, or name another file with --warehouse or $SRLENS_WAREHOUSE"
+        )
+    return path
+
+
+def interrupted(err):
+    """Ctrl-C, however it surfaced: a KeyboardInterrupt, or DuckDB's error for the query it stopped on SIGINT
+    (a RuntimeError 'Query interrupted' from a query in the main thread; InterruptException from interrupt())."""
+    return (
+        isinstance(err, KeyboardInterrupt)
+        or (type(err) is RuntimeError and str(err) == "Query interrupted")
+        or type(err).__name__ == "InterruptException"
+    )
+
+
+def resolve(warehouse, create=False):
+    """The warehouse's real path (symlinks followed). A typo never makes a new file: the folder must
+    exist, and so must the file unless `create` (the loads that can come first: load-treebank,
+    load-demo, load-outputs --no-reference)."""
     path = Path(warehouse).resolve()
     if not path.parent.is_dir():
         raise WarehouseError(
             f"the folder {path.parent} of the warehouse {warehouse} does not exist: "
             f"create it (mkdir -p {path.parent}) or name another --warehouse"
         )
+    if not create:
+        require_warehouse(warehouse)
     return path
 
 
 @contextlib.contextmanager
-def writer_lock(warehouse):
+def writer_lock(warehouse, create=False):
     """Serialize loads and builds on one warehouse (a build swaps the file); yields its real path.
 
     The lock file is named after the real path, so every name that reaches the file through
@@ -67,7 +93,7 @@ def writer_lock(warehouse):
     covered by DuckDB's own lock on the file: a build holds a read-only connection to it, and
     DuckDB then refuses every writer, whatever name it uses (see connect_for_write).
     """
-    path = resolve(warehouse)
+    path = resolve(warehouse, create)
     with open(f"{path}.lock", "w") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -100,13 +126,22 @@ def ensure_raw_schema(con):
 
 
 @contextlib.contextmanager
-def open_for_write(warehouse):
-    """A connection holding the writer lock, with the raw schema in place."""
-    with writer_lock(warehouse) as path:
+def open_for_write(warehouse, create=False):
+    """A connection holding the writer lock, with the raw schema in place. The warehouse must exist
+    unless `create` (see resolve); a new one is deleted again if the load fails, so a failed first
+    load leaves no empty warehouse behind."""
+    with writer_lock(warehouse, create) as path:
+        new = not path.exists()
         con = connect_for_write(path, warehouse)
         try:
             ensure_raw_schema(con)
             yield con
+        except BaseException:
+            con.close()
+            if new:
+                for made in (path, path.with_name(f"{path.name}.wal")):
+                    made.unlink(missing_ok=True)
+            raise
         finally:
             con.close()
 

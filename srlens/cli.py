@@ -182,7 +182,8 @@ def parser():
         description="Load (or replace) many runs in one process: a folder TEAM/RUN/CORPUS.EXT "
         "(the corpus is the file's stem; .text, .sr or .conllu name the format, any "
         "other extension is detected) or a CSV manifest with the columns file, "
-        "corpus, team, run and optionally format (paths relative to the manifest). "
+        "corpus, team, run and optionally format and campaign (which must be --campaign; "
+        "paths relative to the manifest). "
         "The layout is checked first: any problem loads nothing. Each run is then "
         "its own all-or-nothing load: a bad run is named and not loaded, the others "
         "are; a table says what was loaded. Example: srlens load-campaign "
@@ -215,7 +216,7 @@ def parser():
         choices=("sentence", "system"),
         default="sentence",
         help="system: one score per run (columns campaign, corpus, team, run, criterion, score "
-        "and optionally orientation higher|lower), as WMT publishes them (docs/lambre.md)",
+        "and optionally orientation higher|lower, no other), as WMT publishes them (docs/lambre.md)",
     )
 
     c = sub.add_parser(
@@ -447,9 +448,10 @@ def parser():
         help="write the warehouse's documentation site (dbt docs, offline)",
         description="Write OUT_DIR/index.html, dbt's documentation site of the built warehouse "
         "in one file that needs no network: every mart and column with its meaning, "
-        "unit and NULLs, the SQL, the tests and the lineage. Example: srlens docs docs/",
+        "unit and NULLs, the SQL, the tests and the lineage. OUT_DIR must be new, empty or "
+        "written by srlens docs before. Example: srlens docs docs-site/",
     )
-    c.add_argument("out_dir", help="folder to write index.html into; created if missing")
+    c.add_argument("out_dir", help="folder to write index.html into (new, empty or an earlier docs folder)")
     return p
 
 
@@ -678,6 +680,11 @@ def main(argv=None):
         say(f"srlens: error: {err}", file=sys.stderr)
         return 2
     except Exception as err:  # a database error is still one clear line unless --debug
+        from srlens.loaders.store import interrupted  # noqa: PLC0415 (a light module; see the imports at the top)
+
+        if interrupted(err):  # Ctrl-C during a DuckDB query
+            print("srlens: interrupted", file=sys.stderr)
+            return 130
         if args.debug:
             raise
         say(f"srlens: error: {describe(err, args.warehouse)}", file=sys.stderr)

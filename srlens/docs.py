@@ -11,6 +11,7 @@ is written without that code path and with a Content-Security-Policy that allows
 """
 
 import json
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -19,6 +20,7 @@ import duckdb
 
 from srlens import build_vars
 from srlens.build import BuildError, run_dbt
+from srlens.outdir import check_out_dir
 from srlens.paths import DBT_PROJECT_DIR
 from srlens.status import WarehouseError, require_warehouse
 
@@ -30,6 +32,7 @@ OFFLINE_POLICY = (
 )
 TRACKING_CALL = "!0===e.track&&r.turn_on_tracking()"
 TRACKING_SCRIPT = re.compile(r'"//[a-z0-9.-]+\.cloudfront\.net/[^"]*"')
+MARKER = ".srlens-docs"  # srlens docs wrote this folder and may replace its index.html (srlens/outdir.py)
 
 
 def last_build_vars(warehouse):
@@ -62,11 +65,12 @@ def offline(html):
 
 
 def write_docs(warehouse, out_dir, project_dir=DBT_PROJECT_DIR):
-    """Write OUT_DIR/index.html, the docs site of the warehouse; returns its path."""
+    """Write OUT_DIR/index.html, the docs site of the warehouse; returns its path. OUT_DIR must be new,
+    empty or written by srlens docs (it holds .srlens-docs), as for srlens report (srlens/outdir.py)."""
+    out = Path(out_dir)
+    check_out_dir(out, MARKER, "docs folder", warehouse, ("index.html",))
     warehouse = require_warehouse(warehouse).resolve()
     dbt_vars = last_build_vars(warehouse)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="srlens-docs-") as work:
         work_dir = Path(work)
         ok, output = run_dbt(
@@ -81,6 +85,21 @@ def write_docs(warehouse, out_dir, project_dir=DBT_PROJECT_DIR):
             lines = [line for line in output.splitlines() if "rror" in line] or output.splitlines()[-5:]
             raise BuildError("dbt docs generate failed:\n" + "\n".join(lines[-10:]))
         html = (work_dir / "target" / "static_index.html").read_text(encoding="utf-8")
+    html = offline(html)
+    out.mkdir(parents=True, exist_ok=True)
+    if not (out / MARKER).is_file():
+        (out / MARKER).write_text(
+            "written by srlens docs: the next srlens docs replaces index.html\n", encoding="utf-8"
+        )
     page = out / "index.html"
-    page.write_text(offline(html), encoding="utf-8")
+    # a new file of its own, then renamed over the page: never written through a link planted meanwhile
+    file = tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=out, prefix=".index.html.", delete=False)
+    try:
+        with file:
+            file.write(html)
+        os.chmod(file.name, 0o644)
+        os.replace(file.name, page)
+    except BaseException:
+        Path(file.name).unlink(missing_ok=True)
+        raise
     return page

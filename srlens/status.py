@@ -5,18 +5,9 @@ from pathlib import Path
 
 from srlens import build_vars, sandbox
 from srlens.loaders.errors import printable
-from srlens.loaders.store import WarehouseError  # raised here too; report and export import it from here
 
-
-def require_warehouse(warehouse):
-    """The warehouse's path; a clear error where DuckDB would create an empty file or say less."""
-    path = Path(warehouse)
-    if not path.is_file():
-        raise WarehouseError(
-            f"no warehouse at {path}: load data first (srlens load-demo, srlens load-treebank) "
-            "and run srlens build, or name another file with --warehouse or $SRLENS_WAREHOUSE"
-        )
-    return path
+# Re-exported: report, export and docs import them from here; their home is loaders/store.py.
+from srlens.loaders.store import WarehouseError, require_warehouse  # noqa: F401
 
 
 def open_read_only(warehouse, writable_dir=None):

@@ -18,8 +18,11 @@ Everything is read through the read-only sandbox (srlens/sandbox.py), names as b
 
 import difflib
 import os
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
+
+import duckdb
 
 from srlens import sandbox
 from srlens.definitions import MINING_VIEWS
@@ -51,6 +54,7 @@ class Suggestion:
     richness: tuple  # of each chosen sentence
     candidates: int  # treebank sentences with richness > 0
     same_corpus: bool  # the treebank is the corpus the run was scored on
+    languages: tuple = ()  # (the run's corpus's language, the treebank's)
 
 
 def weakest_relations(con, submission_id, count, min_edges):
@@ -126,7 +130,9 @@ group by all
 """
 
 
-def _check_arguments(con, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges, force):
+def _check_arguments(
+    con, warehouse, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges, force
+):
     for name, value, low in (
         ("--sentences", sentences, 1),
         ("--relations", relations, 0),
@@ -135,10 +141,18 @@ def _check_arguments(con, submission_id, treebank, sentences, out, relations, su
     ):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise SuggestError(f"{name} takes a whole number, {low} or more, got {value!r}")
+    _check_out(Path(out), warehouse, force)
     if view not in MINING_VIEWS:
         raise SuggestError(f"--view takes one of {', '.join(MINING_VIEWS)}, got {view!r}")
     if not relations and not subtrees:
         raise SuggestError("--relations 0 and --subtrees 0: nothing to target")
+    if con.execute("select count(*) from raw.sentences where corpus = $c", {"c": treebank}).fetchone()[0] == 0:
+        if treebank in _reference_free(con):
+            raise SuggestError(
+                f"--treebank {treebank}: a corpus without a treebank (its runs were loaded with --no-reference): "
+                "no treebank sentence to pick; name a loaded treebank"
+            )
+        raise SuggestError(f"--treebank {treebank}: no such corpus is loaded (srlens load-treebank FILE --corpus NAME)")
     marts = {
         r[0]
         for r in con.execute("select table_name from information_schema.tables where table_schema = 'main'").fetchall()
@@ -156,8 +170,6 @@ def _check_arguments(con, submission_id, treebank, sentences, out, relations, su
         )
     if row[0] is None:
         raise SuggestError(f"--submission {submission_id}: the run has no DEA (no reference edge): nothing to target")
-    if con.execute("select count(*) from raw.sentences where corpus = $c", {"c": treebank}).fetchone()[0] == 0:
-        raise SuggestError(f"--treebank {treebank}: no such corpus is loaded (srlens load-treebank FILE --corpus NAME)")
     if (
         con.execute(
             "select count(*) from intermediate.int_analysis_words where corpus = $c", {"c": treebank}
@@ -165,14 +177,29 @@ def _check_arguments(con, submission_id, treebank, sentences, out, relations, su
         == 0
     ):
         raise SuggestError(f"--treebank {treebank}: loaded but not built yet (run srlens build), or it has no word")
-    out = Path(out)
+    return row[0]
+
+
+def _reference_free(con):
+    """The corpora without a treebank (none in a warehouse loaded before srlens had them)."""
+    try:
+        return {r[0] for r in con.execute("select corpus from raw.reference_free_corpora").fetchall()}
+    except duckdb.CatalogException:
+        return set()
+
+
+def _check_out(out, warehouse, force):
+    """--out must be a new file (or, with --force, any file but the warehouse's, whatever its name)."""
     if out.is_dir():
         raise SuggestError(f"--out {out}: is a folder; name the .conllu file to write")
+    real = Path(warehouse).resolve()
+    own = (real, real.with_name(f"{real.name}.wal"))  # the warehouse and its write-ahead log
+    if out.resolve() in own or any(f.exists() and out.exists() and os.path.samefile(out, f) for f in own):
+        raise SuggestError(f"--out {out}: is the warehouse {warehouse} (or another name of it); name another file")
     if out.exists() and not force:  # it may be the treebank itself
         raise SuggestError(f"--out {out}: exists; name a new file, or give --force to replace it")
     if not out.parent.is_dir():
         raise SuggestError(f"--out {out}: no folder {out.parent}")
-    return row[0]
 
 
 def suggest(
@@ -183,7 +210,7 @@ def suggest(
     con = sandbox.connect(warehouse)
     try:
         run_dea = _check_arguments(
-            con, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges, force
+            con, warehouse, submission_id, treebank, sentences, out, relations, subtrees, view, min_edges, force
         )
         targets = weakest_relations(con, submission_id, relations, min_edges) + suspicious_subtrees(
             con, submission_id, subtrees, view
@@ -217,6 +244,15 @@ def suggest(
         corpus = con.execute(
             "select corpus from submission_scores where submission_id = $id", {"id": submission_id}
         ).fetchone()[0]
+        languages = tuple(
+            dict(
+                con.execute(
+                    "select corpus, language from raw.treebank_files where corpus in ($run, $treebank)",
+                    {"run": corpus, "treebank": treebank},
+                ).fetchall()
+            ).get(name)
+            for name in (corpus, treebank)
+        )
     finally:
         con.close()
     if not chosen:
@@ -235,17 +271,25 @@ def suggest(
         tuple(r for _, r, _ in chosen),
         len(ranked),
         corpus == treebank,
+        languages,
     )
 
 
 def write_blocks(out, blocks):
     """The sentence blocks (comment lines, token lines), each followed by a blank line; written to a
-    temporary file first, so a failed write leaves no half file."""
+    temporary file first, so a failed write leaves no half file. The temporary file is new (O_EXCL, a
+    name of its own): nothing planted under its name (a link to the warehouse) is written through."""
     out = Path(out)
     text = "".join("\n".join([*comments, *lines]) + "\n\n" for comments, lines in blocks)
-    partial = out.with_name(f".{out.name}.partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, out)
+    partial = out.with_name(f".{out.name}.{secrets.token_hex(8)}.partial")
+    handle = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(partial, out)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def report(s, out):
@@ -273,4 +317,9 @@ def report(s, out):
     )
     if s.same_corpus:
         lines.append(f"note: {s.treebank} is the corpus the run was scored on (its test sentences)")
+    if len(set(s.languages)) > 1:  # allowed (a multilingual system), but rarely what was meant
+        lines.append(
+            f"note: {s.treebank} is in language {s.languages[1]}, the run's corpus in {s.languages[0]}: "
+            "these sentences are of another language than the run's"
+        )
     return lines

@@ -101,6 +101,16 @@ def test_the_docs_site_is_one_offline_page(built_warehouse, tmp_path):
     assert "Content-Security-Policy" in html and "default-src 'none'" in html
 
 
+def test_a_second_docs_run_replaces_its_page_only(built_warehouse, tmp_path):
+    out = tmp_path / "site"
+    out.mkdir()  # an empty folder is taken
+    page = write_docs(built_warehouse, out)
+    page.write_text("an older page")
+    (out / "notes.txt").write_text("the user's notes beside the page")
+    assert write_docs(built_warehouse, out) == page and "model.srlens.sentence_scores" in page.read_text()
+    assert sorted(p.name for p in out.iterdir()) == [".srlens-docs", "index.html", "notes.txt"]
+
+
 def test_docs_need_a_built_warehouse(tmp_path):
     warehouse = tmp_path / "empty.duckdb"
     duckdb.connect(str(warehouse)).close()

@@ -20,6 +20,7 @@ from pathlib import Path
 import duckdb
 from matplotlib import rc_context
 
+from srlens.outdir import OutDirError, check_out_dir
 from srlens.paths import REPORT_ASSETS_DIR
 from srlens.report import overview, runs, sentences
 from srlens.report.charts import RC
@@ -33,19 +34,7 @@ STAGING = ".srlens-report-partial"  # the new report, written here, then moved i
 OLD = ".srlens-report-old"  # the replaced pages, deleted once the new ones are in place
 
 
-class ReportError(ValueError):
-    """An output folder the report will not write into: one line saying which and why."""
-
-
-def check_out_dir(out):
-    """Refuse a folder srlens did not write: its runs/ and sentences/ may be the user's own."""
-    if out.exists() and not out.is_dir():
-        raise ReportError(f"report folder {out}: is a file; name a folder")
-    if out.is_dir() and not (out / MARKER).is_file() and any(out.iterdir()):
-        raise ReportError(
-            f"report folder {out}: holds files srlens did not write (no {MARKER} marker); "
-            "name a new or empty folder, or delete this one"
-        )
+ReportError = OutDirError  # an output folder the report will not write into (srlens/outdir.py)
 
 
 def open_warehouse(warehouse):
@@ -65,7 +54,8 @@ def write_report(warehouse, out_dir):
     into a staging folder first and moved into place at the end: a failure halfway leaves the
     earlier report whole; a success leaves no page of it."""
     out = Path(out_dir)
-    check_out_dir(out)
+    written = (*ASSETS, "index.html", "runs", "sentences", STAGING, OLD)
+    check_out_dir(out, MARKER, "report folder", warehouse, written)
     con = open_warehouse(warehouse)
     try:
         all_runs = fetch(con, SQL_RUNS)
