@@ -23,6 +23,7 @@ from srlens.build import build
 from srlens.loaders.errors import LoadError
 from srlens.loaders.load import load_outputs, load_treebank
 from srlens.loaders.rules import load_rules, parse_rule_id, read_rules, rule_id
+from srlens.loaders.store import WarehouseError, open_for_write
 from srlens.query import run_query
 from tests.conftest import REPO, SHARED, require_shared, table_snapshot
 
@@ -500,9 +501,16 @@ BAD_ROWS = [
 ]
 
 
+def new_warehouse(path):
+    """An empty warehouse (raw schema only): rule files load only into one that exists."""
+    with open_for_write(path, create=True):
+        pass
+    return path
+
+
 @pytest.mark.parametrize("text,line,message", BAD_ROWS, ids=[m for _, _, m in BAD_ROWS])
 def test_bad_rule_files_name_the_line_and_change_nothing(tmp_path, text, line, message):
-    wh = tmp_path / "wh.duckdb"
+    wh = new_warehouse(tmp_path / "wh.duckdb")
     good = write(tmp_path / "rules.csv", "rule_id,enabled\nen|agreement|det|DET>NOUN|Number,false\n")
     load_rules(wh, good)
     before = table_snapshot(wh)
@@ -513,7 +521,7 @@ def test_bad_rule_files_name_the_line_and_change_nothing(tmp_path, text, line, m
 
 
 def test_rule_files_round_trip_and_reload(tmp_path):
-    wh = tmp_path / "wh.duckdb"
+    wh = new_warehouse(tmp_path / "wh.duckdb")
     path = write(
         tmp_path / "rules.csv",
         "rule_id,language,kind,side,enabled,support,source\n"
@@ -526,6 +534,9 @@ def test_rule_files_round_trip_and_reload(tmp_path):
         (3, "en|agreement|nmod:poss|PRON>NOUN|Number", "nmod:poss", "both", True),
     ]
     assert rule_id(**parse_rule_id(rows[1]["rule_id"])) == rows[1]["rule_id"]
+    with pytest.raises(WarehouseError, match="no warehouse at"):  # a typo makes no new warehouse
+        load_rules(tmp_path / "typo.duckdb", path)
+    assert not (tmp_path / "typo.duckdb").exists()
     assert load_rules(wh, path) == 2
     assert load_rules(wh, write(path, "rule_id,enabled\nen|agreement|det|DET>NOUN|Number,false\n")) == 1
     con = duckdb.connect(str(wh), read_only=True)
