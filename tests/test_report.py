@@ -17,7 +17,7 @@ from matplotlib.image import imread
 from srlens.cli import main
 from srlens.report import queries as rpt
 from srlens.report import write_report
-from tests.webdriver import ELEMENT, ENTER, Browser
+from tests.webdriver import ELEMENT, ENTER, SHIFT, Browser
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -744,9 +744,11 @@ def test_explorer_click_through_in_chromium(page_path, con, tmp_path):
         # go to a run by keyboard: its link in the English ranking takes focus visibly, Enter opens it
         run_link = browser.js("""return [...document.querySelectorAll('#c0-k0 ~ table.ranking a')]
                                  .find(a => a.textContent === 'perturb/swaps')""")[ELEMENT]
+        browser.type(run_link, SHIFT)  # a key press on the link, as a keyboard user's: its focus must show
         assert (
             browser.js(
-                "arguments[0].focus(); return getComputedStyle(arguments[0]).outlineStyle", browser.element(run_link)
+                "return document.activeElement === arguments[0] && getComputedStyle(arguments[0]).outlineStyle",
+                browser.element(run_link),
             )
             == "solid"
         )

@@ -12,6 +12,7 @@ import urllib.request
 
 ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C key of an element reference
 ENTER = "\ue007"
+SHIFT = "\ue008"
 
 
 def free_port():
