@@ -17,38 +17,26 @@
     {{ exceptions.raise_compiler_error("examples_max_subtrees must be a whole number, got '" ~ max_subtrees ~ "'") }}
 {%- endif %}
 
-with edges as (
+-- The ranking reads integer columns only (int_dea_edges, whose edges all have both words); the
+-- forms and the missed-edge lists are looked up for the ranked sentences alone, a small share.
+with relation_counts as (
     select
-        e.submission_id, e.sent_idx, e.dep_pos, e.head_pos, e.distance, e.deprel, e.base_deprel, e.matched,
-        h.form as head_form, d.form as dep_form
-    from {{ ref('int_dea_edges') }} e
-    join {{ ref('int_analysis_words') }} h on h.corpus = e.corpus and h.sent_idx = e.sent_idx and h.pos = e.head_pos
-    join {{ ref('int_analysis_words') }} d on d.corpus = e.corpus and d.sent_idx = e.sent_idx and d.pos = e.dep_pos
+        submission_id, sent_idx, base_deprel as key,
+        count(*) filter (where not matched) as key_missed,
+        count(*) as key_edges
+    from {{ ref('int_dea_edges') }}
+    group by all
 ),
 
-sentence_edges as (
-    select
-        submission_id, sent_idx,
-        count(*) as edges,
-        count(*) filter (where not matched) as missed,
-        list(
-            {
-                'head_pos': head_pos, 'head': head_form, 'dep_pos': dep_pos, 'dependent': dep_form,
-                'relation': deprel, 'distance': distance
-            } order by dep_pos
-        ) filter (where not matched) as missed_edges
-    from edges
+sentence_counts as (
+    select submission_id, sent_idx, sum(key_edges)::bigint as edges, sum(key_missed)::bigint as missed
+    from relation_counts
     group by all
 ),
 
 relation_candidates as (
-    select
-        e.submission_id, e.sent_idx, e.base_deprel as key,
-        count(*) filter (where not e.matched) as key_missed,
-        count(*) as key_edges
-    from edges e
-    group by all
-    having count(*) filter (where not e.matched) > 0
+    select * from relation_counts
+    where key_missed > 0
 ),
 
 relation_ranked as (
@@ -65,7 +53,7 @@ relation_ranked as (
 ),
 
 most_suspicious as (
-    select submission_id, view, subtree
+    select submission_id, corpus, view, subtree
     from {{ ref('suspicious_subtrees') }}
     where is_suspicious
     qualify
@@ -76,9 +64,10 @@ most_suspicious as (
 subtree_candidates as (
     select m.submission_id, t.view, t.subtree as key, m.sent_idx, m.score, t.positions
     from most_suspicious x
-    join {{ ref('int_mining_sentences') }} m on m.submission_id = x.submission_id and m.is_fail
-    join {{ ref('int_subtrees') }} t
-        on t.corpus = m.corpus and t.sent_idx = m.sent_idx and t.view = x.view and t.subtree = x.subtree
+    -- the corpus in both conditions: a subtree's sentences are looked up in its run's corpus only
+    join {{ ref('int_subtrees') }} t on t.corpus = x.corpus and t.view = x.view and t.subtree = x.subtree
+    join {{ ref('int_mining_sentences') }} m
+        on m.submission_id = x.submission_id and m.corpus = t.corpus and m.sent_idx = t.sent_idx and m.is_fail
 ),
 
 subtree_ranked as (
@@ -91,7 +80,7 @@ subtree_ranked as (
             order by c.score asc, coalesce(e.missed, 0) desc, c.sent_idx
         ) as rank
     from subtree_candidates c
-    left join sentence_edges e using (submission_id, sent_idx)
+    left join sentence_counts e using (submission_id, sent_idx)
     qualify rank <= {{ k }}
 ),
 
@@ -99,6 +88,23 @@ ranked as (
     select * from relation_ranked
     union all
     select * from subtree_ranked
+),
+
+missed_edges as (
+    select
+        e.submission_id, e.sent_idx,
+        list(
+            {
+                'head_pos': e.head_pos, 'head': h.form, 'dep_pos': e.dep_pos, 'dependent': d.form,
+                'relation': e.deprel, 'distance': e.distance
+            } order by e.dep_pos
+        ) as missed_edges
+    from (select distinct submission_id, sent_idx from ranked) r
+    join {{ ref('int_dea_edges') }} e using (submission_id, sent_idx)
+    join {{ ref('int_analysis_words') }} h on h.corpus = e.corpus and h.sent_idx = e.sent_idx and h.pos = e.head_pos
+    join {{ ref('int_analysis_words') }} d on d.corpus = e.corpus and d.sent_idx = e.sent_idx and d.pos = e.dep_pos
+    where not e.matched
+    group by all
 )
 
 select
@@ -120,9 +126,10 @@ select
     r.key_missed,
     r.mining_score,
     r.subtree_positions,
-    coalesce(e.missed_edges, []) as missed_edges
+    coalesce(me.missed_edges, []) as missed_edges
 from ranked r
 join {{ ref('stg_submissions') }} sub using (submission_id)
 join {{ ref('stg_sentences') }} ref on ref.corpus = sub.corpus and ref.sent_idx = r.sent_idx
 join {{ ref('stg_outputs') }} o on o.submission_id = r.submission_id and o.sent_idx = r.sent_idx
-left join sentence_edges e on e.submission_id = r.submission_id and e.sent_idx = r.sent_idx
+left join sentence_counts e on e.submission_id = r.submission_id and e.sent_idx = r.sent_idx
+left join missed_edges me on me.submission_id = r.submission_id and me.sent_idx = r.sent_idx
