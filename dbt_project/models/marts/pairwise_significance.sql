@@ -83,20 +83,27 @@ bootstrap_tests as (
 -- Approximate randomization: each trial's swapped lists, from the observed and swapped sums of both
 -- sides (oa - ra + rb for a, ob - rb + ra for b). Computed for one order of each pair: the other
 -- order has the same two lists, so |d_r| and |delta| and the counts are the same (ar_tests_both).
+-- Each pair meets a's trials first (materialized), then b's trial of the same sample: left to
+-- itself, the planner joined the trials of every two runs on the sample alone (runs^2 x R rows).
+pair_trials as materialized (
+    select p.submission_a, p.submission_b, p.restricted_a, p.restricted_b, ra.* exclude (submission_id, restricted_to, kind)
+    from pairs p
+    join sums ra on ra.submission_id = p.submission_a and ra.restricted_to = p.restricted_a and ra.kind = 'ar'
+    where p.submission_a < p.submission_b
+),
+
 swapped as (
     select
-        p.submission_a, p.submission_b, ra.sample,
+        ra.submission_a, ra.submission_b, ra.sample,
         {{ significance_metric_columns('oa.{} - ra.{} + rb.{}', 'a_') }},
         {{ significance_metric_columns('ob.{} - rb.{} + ra.{}', 'b_') }}
-    from pairs p
-    join sums oa on oa.submission_id = p.submission_a and oa.restricted_to = p.restricted_a and oa.kind = 'observed'
-    join sums ob on ob.submission_id = p.submission_b and ob.restricted_to = p.restricted_b and ob.kind = 'observed'
-    join sums ra on ra.submission_id = p.submission_a and ra.restricted_to = p.restricted_a and ra.kind = 'ar'
+    from pair_trials ra
     join sums rb
         on
-            rb.submission_id = p.submission_b and rb.restricted_to = p.restricted_b and rb.kind = 'ar'
+            rb.submission_id = ra.submission_b and rb.restricted_to = ra.restricted_b and rb.kind = 'ar'
             and rb.sample = ra.sample
-    where p.submission_a < p.submission_b
+    join sums oa on oa.submission_id = ra.submission_a and oa.restricted_to = ra.restricted_a and oa.kind = 'observed'
+    join sums ob on ob.submission_id = ra.submission_b and ob.restricted_to = ra.restricted_b and ob.kind = 'observed'
 ),
 
 ar_tests as (
