@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from itertools import chain
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -164,17 +165,40 @@ def _udf_bleu_stats(hyp: pa.Array, ref: pa.Array) -> pa.Array:
     )
 
 
-def _int_list(arr) -> list:
-    # HUGEINT arrives as decimal128(38, 0); a checked cast to int64 gives ints.
+def _float_column(arr) -> np.ndarray:
+    """One argument column as float64 (NaN for NULL). HUGEINT arrives as decimal128(38, 0); a checked
+    cast to int64 first. Whole numbers below 2^53 are exact as doubles."""
     if not pa.types.is_integer(arr.type):
         arr = pc.cast(arr, pa.int64())
-    return arr.to_pylist()
+    return pc.cast(arr, pa.float64()).to_numpy(zero_copy_only=False)
 
 
 def _udf_bleu_from_stats(hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4) -> pa.Array:
-    cols = [_int_list(a) for a in (hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4)]
-    out = [None if None in row else _bleu_from_flat(row) for row in zip(*cols)]
-    return pa.array(out, type=pa.float64())
+    """bleu_from_stats over a batch, bit for bit: the divisions, subtractions and products in numpy
+    (IEEE operations on exact whole numbers, as Python's int / int is), and libm's log and exp and
+    math.fsum per value through map(), as bleu_from_stats calls them."""
+    h, r, m1, m2, m3, m4, t1, t2, t3, t4 = (
+        _float_column(a) for a in (hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4)
+    )
+    null = np.isnan(np.stack([h, r, m1, m2, m3, m4, t1, t2, t3, t4])).any(axis=0)
+    scored = ~null & (m1 != 0)  # no unigram match: 0 before any log
+    h, r = h[scored], r[scored]
+    quarter_logs = [
+        0.25 * np.fromiter(map(math.log, (m / t).tolist()), np.float64, len(m))
+        for m, t in (
+            (m1[scored], t1[scored]),
+            (m2[scored] + 1, t2[scored] + 1),
+            (m3[scored] + 1, t3[scored] + 1),
+            (m4[scored] + 1, t4[scored] + 1),
+        )
+    ]
+    precision = np.fromiter(map(math.exp, map(math.fsum, zip(*(q.tolist() for q in quarter_logs)))), np.float64, len(h))
+    bp = np.where((h <= r) & (h == 0), 0.0, 1.0)
+    short = (h <= r) & (h != 0)
+    bp[short] = np.fromiter(map(math.exp, (1 - r[short] / h[short]).tolist()), np.float64, int(short.sum()))
+    out = np.zeros(len(null))
+    out[scored] = bp * precision
+    return pa.array(out, type=pa.float64(), mask=null)
 
 
 def register(con: duckdb.DuckDBPyConnection) -> None:
