@@ -30,8 +30,9 @@ sums as (
     select * from {{ ref('int_pair_resample_sums') }}
 ),
 
--- The metrics of each list on its observed and bootstrap sums (per list, not per pair).
-list_values as (
+-- The metrics of each list on its observed and bootstrap sums (per list, not per pair; materialized:
+-- read for both sides of the pairs, the BLEU UDF would otherwise run twice per row).
+list_values as materialized (
     select submission_id, restricted_to, kind, sample, {{ significance_metric_columns('s.{}') }}
     from sums s
     where kind in ('observed', 'bootstrap')
