@@ -96,10 +96,11 @@ def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True, 
     PR_SET_PDEATHSIG covers a build that is killed outright.
     """
     # dbt as a module of this interpreter: no reliance on where pip put the `dbt` script.
+    # srlens.dbt_main is dbt's command line with a quicker exit.
     cmd = [
         sys.executable,
         "-m",
-        "dbt.cli.main",
+        "srlens.dbt_main",
         *args,
         "--project-dir",
         str(project_dir),
