@@ -33,11 +33,10 @@ from pathlib import Path
 import duckdb
 
 from srlens import build_vars, processing
-from srlens.build_vars import PROCESSOR_ENV, PROCESSORS  # declared there for the command line
+from srlens.build_vars import NLTK_COMPAT_VERSION, PROCESSOR_ENV, PROCESSORS  # declared there for the command line
 from srlens.loaders.store import connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
 from srlens.signature import signature
-from srlens.udfs.bleu import NLTK_COMPAT_VERSION
 
 
 class BuildError(Exception):
