@@ -130,6 +130,19 @@ def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the
     assert 0 < len(restricted) < tests
 
 
+def test_an_incremental_build_leaves_the_views_as_they_are_and_still_runs_their_tests(incremental_warehouse):
+    """dbt_project/selectors.yml: no code changed since the last build, so no view is created again."""
+    warehouse, _ = incremental_warehouse
+    target = warehouse.parent / f".{warehouse.name}.dbt" / "target"
+    nodes = json.loads((target / "manifest.json").read_text())["nodes"]
+    ran = [nodes[r["unique_id"]] for r in json.loads((target / "run_results.json").read_text())["results"]]
+    views = {u for u, n in nodes.items() if n["resource_type"] == "model" and n["config"]["materialized"] == "view"}
+    assert "model.srlens.sentence_scores" in {n["unique_id"] for n in ran}
+    assert not [n["name"] for n in ran if n["unique_id"] in views]
+    view_tests = [n["name"] for n in ran if n["resource_type"] == "test" and n["attached_node"] in views]
+    assert "unique_key_stg_outputs_submission_id__sent_idx" in view_tests
+
+
 def test_an_incremental_build_equals_a_full_rebuild(incremental_warehouse, tmp_path):
     warehouse, _ = incremental_warehouse
     full = tmp_path / "full.duckdb"
