@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- The sentences that show where a run fails: the k worst (var examples_per_key, default 5) per
 --   kind 'relation', key = base relation: sentences with at least one missed edge of the relation,
 --     worst first = most missed edges of that relation, then the lower share of its edges matched,
@@ -24,6 +25,7 @@ with edges as (
     from {{ ref('int_dea_edges') }} e
     join {{ ref('int_analysis_words') }} h on h.corpus = e.corpus and h.sent_idx = e.sent_idx and h.pos = e.head_pos
     join {{ ref('int_analysis_words') }} d on d.corpus = e.corpus and d.sent_idx = e.sent_idx and d.pos = e.dep_pos
+    where {{ changed_submission('e.submission_id') }}
 ),
 
 sentence_edges as (
@@ -67,7 +69,7 @@ relation_ranked as (
 most_suspicious as (
     select submission_id, view, subtree
     from {{ ref('suspicious_subtrees') }}
-    where is_suspicious
+    where is_suspicious and {{ changed_submission() }}
     qualify
         row_number() over (partition by submission_id, view order by suspicion desc, subtree)
         <= {{ max_subtrees }}
