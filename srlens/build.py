@@ -33,11 +33,10 @@ from pathlib import Path
 import duckdb
 
 from srlens import build_vars, processing
-from srlens.build_vars import PROCESSOR_ENV, PROCESSORS  # declared there for the command line
+from srlens.build_vars import NLTK_COMPAT_VERSION, PROCESSOR_ENV, PROCESSORS  # declared there for the command line
 from srlens.loaders.store import connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
 from srlens.signature import signature
-from srlens.udfs.bleu import NLTK_COMPAT_VERSION
 
 
 class BuildError(Exception):
@@ -96,10 +95,11 @@ def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True, 
     PR_SET_PDEATHSIG covers a build that is killed outright.
     """
     # dbt as a module of this interpreter: no reliance on where pip put the `dbt` script.
+    # srlens.dbt_main is dbt's command line with a quicker exit.
     cmd = [
         sys.executable,
         "-m",
-        "dbt.cli.main",
+        "srlens.dbt_main",
         *args,
         "--project-dir",
         str(project_dir),
@@ -157,7 +157,8 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
                 base, last_base = base_state(files.building, all_vars, project_dir)
                 full = full_refresh or base != last_base
                 args = ["build", "--vars", json.dumps(all_vars)]
-                args += ["--full-refresh"] if full else ["--select", RUN_DATA_DESCENDANTS]
+                # dbt_project/selectors.yml: the models that depend on run data, and their tests
+                args += ["--full-refresh"] if full else ["--selector", "incremental_build"]
                 if echo:
                     print(
                         "srlens: full build"
@@ -359,13 +360,6 @@ def prepare(building, processor, stanza_dir, echo):
         "bleu_nltk_version": NLTK_COMPAT_VERSION,
     }
 
-
-# An incremental build runs the models that depend on run data; their per-submission models
-# recompute only the changed submissions (dbt_project/macros/incremental_by_submission.sql).
-RUN_DATA_DESCENDANTS = (
-    "source:raw.submissions+ source:raw.outputs+ source:raw.output_tokens+ "
-    "source:cache.parsed_words+ source:meta.built_submissions+"
-)
 
 # Everything but the runs that the marts depend on. When any of it differs from the last
 # successful build, the build is a full refresh.

@@ -1,5 +1,6 @@
 """`srlens build`: a failed build changes nothing; readers of the old file are not disturbed."""
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -7,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from srlens.build import DBT_PROJECT_DIR, BuildError, build
+from srlens.build import DBT_PROJECT_DIR, BuildError, build, prepare, run_dbt
 from srlens.loaders.load import load_treebank
 from tests.conftest import EN_EWT_TEST, FIGURE1, require_shared
 
@@ -90,3 +91,20 @@ def test_leftovers_are_removed_only_when_their_build_is_dead(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == []
     files.clear_dead_build()  # nothing left: nothing to say
     assert capsys.readouterr().err == ""
+
+
+def test_dbt_ends_with_the_file_closed_and_its_own_exit_codes(tmp_path):
+    """srlens.dbt_main ends dbt's process without tearing the interpreter down, but only after the
+    exit handlers: DuckDB's file is closed and checkpointed (no WAL is left to lose at the swap)."""
+    warehouse = tmp_path / "wh.duckdb"
+    dbt_vars = prepare(warehouse, "aligned", None, False)
+    ok, output = run_dbt(["run", "--select", "stg_submissions", "--vars", json.dumps(dbt_vars)], warehouse, tmp_path)
+    assert ok, output[-3000:]
+    assert not Path(f"{warehouse}.wal").exists()
+    con = duckdb.connect(str(warehouse), read_only=True)
+    assert con.execute("select count(*) from staging.stg_submissions").fetchone() == (0,)
+    con.close()
+    ok, output = run_dbt(["run", "--no-such-flag"], warehouse, tmp_path, echo=False)
+    assert not ok and "dbt: No such option '--no-such-flag'" in output
+    ok, output = run_dbt(["run", "--select", "no_such_model", "--vars", "{oops"], warehouse, tmp_path, echo=False)
+    assert not ok

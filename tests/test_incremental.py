@@ -1,6 +1,7 @@
 """Incremental builds (issue 8): after loading runs, only the changed runs are recomputed, and
 every table equals what a full rebuild of the same data gives."""
 
+import json
 import math
 import shutil
 
@@ -102,6 +103,47 @@ def test_loading_runs_makes_the_next_build_incremental_over_those_runs_only(incr
     ]
 
 
+def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the_whole_verdict(incremental_warehouse):
+    """Data tests that cost what they guard (issue 18). In the incremental build, a test of a per-submission
+    (incremental) model that is row-wise, or a key holding submission_id, reads the changed submissions'
+    rows only; every other test reads its whole table."""
+    warehouse, _ = incremental_warehouse
+    target = warehouse.parent / f".{warehouse.name}.dbt" / "target"
+    nodes = json.loads((target / "manifest.json").read_text())["nodes"]
+    restricted, expected, tests = set(), set(), 0
+    for result in json.loads((target / "run_results.json").read_text())["results"]:
+        test = nodes.get(result["unique_id"])
+        if test is None or test["resource_type"] != "test":
+            continue
+        tests += 1
+        meta = test["test_metadata"]
+        if nodes[test["attached_node"]]["config"]["materialized"] == "incremental" and (
+            meta["name"] in ("not_null", "accepted_values", "expression_is_true")
+            or (meta["name"] == "unique_key" and "submission_id" in meta["kwargs"]["columns"])
+        ):
+            expected.add(test["name"])
+        if "int_changed_submissions" in result["compiled_code"]:
+            restricted.add(test["name"])
+    assert restricted == expected
+    assert "unique_key_sentence_scores_submission_id__sent_id" in restricted
+    assert "unique_key_submission_scores_submission_id" not in restricted  # a table of every run, rebuilt
+    assert 0 < len(restricted) < tests
+
+
+def test_an_incremental_build_leaves_the_views_as_they_are_and_still_runs_their_tests(incremental_warehouse):
+    """dbt_project/selectors.yml: no code changed since the last build, so no view is created again."""
+    warehouse, _ = incremental_warehouse
+    target = warehouse.parent / f".{warehouse.name}.dbt" / "target"
+    nodes = json.loads((target / "manifest.json").read_text())["nodes"]
+    results = json.loads((target / "run_results.json").read_text())["results"]
+    ran = [nodes[r["unique_id"]] for r in results if r["unique_id"] in nodes]  # (not the exposure)
+    views = {u for u, n in nodes.items() if n["resource_type"] == "model" and n["config"]["materialized"] == "view"}
+    assert "model.srlens.sentence_scores" in {n["unique_id"] for n in ran}
+    assert not [n["name"] for n in ran if n["unique_id"] in views]
+    view_tests = [n["name"] for n in ran if n["resource_type"] == "test" and n["attached_node"] in views]
+    assert "unique_key_stg_outputs_submission_id__sent_idx" in view_tests
+
+
 def test_an_incremental_build_equals_a_full_rebuild(incremental_warehouse, tmp_path):
     warehouse, _ = incremental_warehouse
     full = tmp_path / "full.duckdb"
@@ -139,3 +181,6 @@ def test_a_change_beyond_runs_makes_a_full_build(incremental_warehouse, tmp_path
     else:
         build(copy, echo=False, processor="aligned", dbt_vars={"mining_quantile": 0.1})
     assert last_build(copy) is True
+    results = json.loads((tmp_path / ".copy.duckdb.dbt" / "target" / "run_results.json").read_text())["results"]
+    tested = [r for r in results if r["unique_id"].startswith("test.")]
+    assert tested and not any("int_changed_submissions" in r["compiled_code"] for r in tested)  # every row

@@ -43,7 +43,9 @@ import math
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from scipy import special, stats
+
+# scipy is imported in the functions that use it: importing scipy.stats takes about a second, and every
+# dbt process imports this module before its first node (udfs/plugin.py), whether it calls them or not.
 
 SPEARMAN_STRUCT = pa.struct([("n", pa.int64()), ("rho", pa.float64()), ("p_value", pa.float64())])
 SPEARMAN_SQL_TYPE = "STRUCT(n BIGINT, rho DOUBLE, p_value DOUBLE)"
@@ -64,6 +66,8 @@ def spearman(xs, ys):
     x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
     if n < 3 or np.all(x == x[0]) or np.all(y == y[0]):
         return n, None, None
+    from scipy import stats
+
     result = stats.spearmanr(x, y)
     return n, _finite_or_none(result.statistic), _finite_or_none(result.pvalue)
 
@@ -79,6 +83,8 @@ def spearman_from_ranks(x_ranks, y_ranks):
         if n[k] >= 3 and x.count(x[0]) < n[k] and y.count(y[0]) < n[k]:
             # scipy.stats.spearmanr's own step: np.corrcoef of the (n, 2) ranks, element [1, 0]
             rho[k] = np.corrcoef(np.vstack((np.asarray(x, dtype=float), np.asarray(y, dtype=float))))[1, 0]
+    from scipy import special
+
     dof = (n - 2).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = rho * np.sqrt((dof / ((rho + 1.0) * (1.0 - rho))).clip(0))
@@ -91,6 +97,8 @@ def mannwhitney(xs, ys):
     n1, n2 = len(xs), len(ys)
     if n1 == 0 or n2 == 0:
         return n1, n2, None, None
+    from scipy import stats
+
     result = stats.mannwhitneyu(np.asarray(xs, dtype=float), np.asarray(ys, dtype=float), alternative="two-sided")
     return n1, n2, _finite_or_none(result.statistic), _finite_or_none(result.pvalue)
 
@@ -124,6 +132,8 @@ def _defined(x, y):
 
 def system_correlation(xs, ys, outliers):
     """The SYSTEM_CORRELATION_FIELDS of one (campaign, corpus, metric, criterion); see the module doc."""
+    from scipy import stats
+
     x, y = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
     keep = ~np.asarray(outliers, dtype=bool)
     row = {"systems": len(x), "systems_no_outliers": int(keep.sum())}
@@ -196,6 +206,8 @@ def spearman_pairwise_arrow(x_column, y_column):
     (x_values, x_offsets), (y_values, y_offsets) = _list_values(x_column), _list_values(y_column)
     if not np.array_equal(np.diff(x_offsets), np.diff(y_offsets)):
         raise ValueError("spearman: lists of different lengths in one row")
+    from scipy import stats
+
     x_ranks, y_ranks = [], []
     for start, end in zip(x_offsets[:-1], x_offsets[1:]):
         xs, ys = x_values[start:end], y_values[start:end]

@@ -28,3 +28,35 @@
         true
     {%- endif -%}
 {%- endmacro %}
+
+
+{# Data tests that cost what they guard (issue 18). In an incremental build, a test of a per-submission
+   model checks the rows of the changed submissions only: the other rows are the rows the last build
+   tested, kept as they were. Only tests whose verdict is the union of the submissions' verdicts are
+   restricted: row by row (not_null, accepted_values, expression_is_true) or a key that holds the
+   submission_id. A full build (srlens passes --full-refresh) tests every row. This overrides dbt's own
+   macro, which applies a test's `where` config (kept, with the same meaning). #}
+{% macro get_where_subquery(relation) -%}
+    {%- set conditions = [config.get('where')] if config.get('where') else [] -%}
+    {%- if execute and not flags.FULL_REFRESH and test_of_changed_rows_only(relation) -%}
+        {%- set changed = graph.nodes['model.srlens.int_changed_submissions'] -%}
+        {%- do conditions.append('submission_id in (select submission_id from '
+            ~ api.Relation.create(database=changed.database, schema=changed.schema, identifier=changed.alias)
+            ~ ')') -%}
+    {%- endif -%}
+    {%- if conditions -%}
+        {%- do return('(select * from ' ~ relation ~ ' where ' ~ conditions | join(' and ') ~ ') dbt_subquery') -%}
+    {%- endif -%}
+    {%- do return(relation) -%}
+{%- endmacro %}
+
+{% macro test_of_changed_rows_only(relation) -%}
+    {%- set tested = graph.nodes.values() | selectattr('resource_type', 'equalto', 'model')
+        | selectattr('alias', 'equalto', relation.identifier) | selectattr('schema', 'equalto', relation.schema)
+        | list -%}
+    {%- set per_submission = tested and tested[0].config.materialized == 'incremental' -%}
+    {%- set test = model.test_metadata or {} -%}
+    {%- set row_by_row = test.name in ('not_null', 'accepted_values', 'expression_is_true') -%}
+    {%- set keyed = test.name == 'unique_key' and 'submission_id' in test.kwargs.get('columns', []) -%}
+    {%- do return(per_submission and (row_by_row or keyed)) -%}
+{%- endmacro %}

@@ -1,9 +1,11 @@
+{{ incremental_by_submission() }}
 -- L'AMBRE per run (SPEC section 9): rule_score = mean over the rules that fired in the run of
 -- their pooled matches/(matches+failures) (lambre_rule_scores.score); 1.0 when none fired in a
 -- parsed run, NULL for a run without a parse (as for the sentence score).
 with parsed_runs as (
     select submission_id
     from {{ ref('int_output_words') }}
+    where {{ changed_submission() }}
     group by submission_id
     having bool_or(head is not null)
 ),
@@ -11,6 +13,7 @@ with parsed_runs as (
 per_run as (
     select submission_id, count(*) as rules_fired, avg(score) as rule_score
     from {{ ref('lambre_rule_scores') }}
+    where {{ changed_submission() }}
     group by submission_id
 )
 
@@ -21,3 +24,4 @@ select
 from {{ ref('stg_submissions') }} s
 left join parsed_runs r using (submission_id)
 left join per_run p using (submission_id)
+where {{ changed_submission('s.submission_id') }}

@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- SPEC section 12: the realized sentences of every run, in treebank order, with the additive
 -- statistics every significance metric is summed from (macros/significance.sql). position is
 -- the 0-based place of the sentence in the run's own list (what numpy's indices point at) and n
@@ -20,4 +21,4 @@ select
 {%- endfor %}
 from {{ ref('sentence_scores') }} s
 join {{ ref('int_sentence_udf_scores') }} u using (submission_id, sent_idx)
-where not s.is_missing
+where not s.is_missing and {{ changed_submission('s.submission_id') }}

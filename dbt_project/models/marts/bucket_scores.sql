@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- SPEC section 12: where does a run succeed or fail? One row per run, dimension and bucket (every
 -- bucket, empty ones too: 0 counts, NULL scores), over the sentences the run realized.
 --   Sentence dimensions (from the reference analysis tree): sentence_length, tree_depth,
@@ -27,6 +28,7 @@ runs as (
     select s.submission_id, s.corpus, s.team, s.run, t.language
     from {{ ref('stg_submissions') }} s
     join {{ ref('stg_treebank_files') }} t using (corpus)
+    where {{ changed_submission('s.submission_id') }}
 ),
 
 -- Each realized sentence with its value on every sentence dimension (long form).
@@ -34,6 +36,7 @@ sentence_values as (
     select s.*, c.tree_length, c.tree_depth, c.mean_dependency_distance, c.mean_flux_weight, c.is_projective
     from {{ ref('int_significance_sentences') }} s
     join {{ ref('sentence_complexity') }} c using (corpus, sent_idx)
+    where {{ changed_submission('s.submission_id') }}
 ),
 
 sentence_dimensions as (
@@ -91,6 +94,7 @@ reference_lemmas as (
 output_lemmas as (
     select submission_id, sent_idx, lemma_lower, count(*) as output_count
     from {{ ref('int_output_lemmas') }}
+    where {{ changed_submission() }}
     group by all
 ),
 
@@ -102,6 +106,7 @@ lemma_recall as (
     join reference_lemmas r using (corpus, sent_idx)
     left join output_lemmas o
         on o.submission_id = s.submission_id and o.sent_idx = s.sent_idx and o.lemma_lower = r.lemma_lower
+    where {{ changed_submission('s.submission_id') }}
 ),
 
 word_buckets as (

@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- SPEC section 10: per submission, Spearman rho (scipy, udfs/stats.py) across base relations
 -- between the head-direction entropy H(d) (relation_entropy) and DEA_d (dea_by_relation).
 -- H(d) is taken from the submission's own corpus unless the var entropy_corpus maps its corpus to
@@ -23,6 +24,7 @@ submissions as (
         coalesce(m.entropy_corpus, s.corpus) as entropy_corpus
     from {{ ref('stg_submissions') }} s
     left join mapping m using (corpus)
+    where {{ changed_submission('s.submission_id') }}
 ),
 
 relations as (

@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- The sentences that show where a run fails: the k worst (var examples_per_key, default 5) per
 --   kind 'relation', key = base relation: sentences with at least one missed edge of the relation,
 --     worst first = most missed edges of that relation, then the lower share of its edges matched,
@@ -25,6 +26,7 @@ with relation_counts as (
         count(*) filter (where not matched) as key_missed,
         count(*) as key_edges
     from {{ ref('int_dea_edges') }}
+    where {{ changed_submission('submission_id') }}
     group by all
 ),
 
@@ -55,7 +57,7 @@ relation_ranked as (
 most_suspicious as (
     select submission_id, corpus, view, subtree
     from {{ ref('suspicious_subtrees') }}
-    where is_suspicious
+    where is_suspicious and {{ changed_submission() }}
     qualify
         row_number() over (partition by submission_id, view order by suspicion desc, subtree)
         <= {{ max_subtrees }}

@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- Every failed L'AMBRE check, to read: the rule, the word and its head with their values of
 -- the feature, and the sentence (output text, sent_id). One row per (submission, sentence,
 -- word, rule). The word the rule constrains is the dependent, except for argstruct rules with
@@ -27,4 +28,4 @@ select
 from {{ ref('int_lambre_checks') }} c
 join {{ ref('stg_outputs') }} o using (submission_id, sent_idx)
 join {{ ref('stg_submissions') }} s using (submission_id)
-where not c.passed
+where not c.passed and {{ changed_submission('c.submission_id') }}

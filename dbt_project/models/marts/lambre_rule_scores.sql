@@ -1,3 +1,4 @@
+{{ incremental_by_submission() }}
 -- L'AMBRE per run and rule (SPEC section 9): how often each enabled rule that fired in the run
 -- held (matches) and failed, pooled over the run's sentences; score = matches/(matches+failures).
 -- A rule that never fired in a run has no row.
@@ -13,6 +14,7 @@ with pooled as (
         count(*) filter (where not passed) as failures,
         count(distinct sent_idx) as sentences_fired
     from {{ ref('int_lambre_checks') }}
+    where {{ changed_submission() }}
     group by submission_id, rule_id
 )
 
