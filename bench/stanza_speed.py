@@ -47,7 +47,7 @@ def compare(models: Path, texts: list[str], batch_size: int) -> None:
     import torch
 
     spec = processing.resolve_models("en", models)
-    torch.set_num_threads(processing._torch_threads())
+    torch.set_num_threads(processing.torch_threads())
     nlp = processing.load_pipeline(spec)
     nlp.bulk_process(texts[:8])  # warm-up
 
@@ -58,7 +58,7 @@ def compare(models: Path, texts: list[str], batch_size: int) -> None:
         return [items[i : i + size] for i in range(0, len(items), size)]
 
     by_length = sorted(texts, key=len)
-    used = processing._torch_threads()
+    used = processing.torch_threads()
     other = 2 if used == 1 else 1
     ways = {  # name: (torch threads, run)
         "one call per text": (used, lambda: [nlp(t) for t in texts]),
@@ -126,7 +126,7 @@ def main() -> None:
     cpus = len(os.sched_getaffinity(0))
     say(
         f"{len(texts)} sentences of {args.treebank.name}, models {args.models.name}/, "
-        f"{cpus} CPU cores available, {processing._torch_threads()} torch thread(s), "
+        f"{cpus} CPU cores available, {processing.torch_threads()} torch thread(s), "
         f"batch size {args.batch_size}; load average now {os.getloadavg()[0]:.1f}"
     )
     with tempfile.TemporaryDirectory() as tmp:
@@ -163,7 +163,7 @@ def main() -> None:
         started = time.perf_counter()
         again = processing.process_pending(con, model_dir=args.models, progress=False)
         say(f"second call (all cached, {again['texts_cached']} texts): {time.perf_counter() - started:.3f} s")
-        processing._digests.clear()
+        processing.models._digests.clear()
         started = time.perf_counter()
         processing.stanza_processor_id("en", args.models)
         say(f"processor id (sha256 of the model files, not memoized): {time.perf_counter() - started:.3f} s")
