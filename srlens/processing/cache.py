@@ -19,7 +19,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from srlens.loaders.store import insert_columns, transaction
-from srlens.processing.parse import doc_rows
+from srlens.processing.parse import join_pieces
 
 # Rows are written to the cache every this many texts (each write one transaction).
 FLUSH_TEXTS = 2048
@@ -106,6 +106,23 @@ def ensure_cache_schema(con) -> None:
     con.execute(CACHE_SCHEMA_SQL)
 
 
+def pending_texts(con, language, processor):
+    """[(text, text_hash)] of `language` not cached under `processor`, shortest first (stanza is
+    fastest on batches of texts of about one length). The cache may be missing (a read-only
+    connection to a warehouse never built): then every text is pending."""
+    cached = con.execute("""select count(*) from duckdb_tables() where database_name = current_database()
+                            and schema_name = 'cache' and table_name = 'parsed_texts'""").fetchone()[0]
+    not_cached = "not exists (select 1 from cache.parsed_texts p where p.processor = ? and p.text_hash = d.text_hash)"
+    return con.execute(
+        f"""
+        select text, text_hash from (select *, sha256(text) as text_hash from ({OUTPUT_TEXTS_SQL})) d
+        where d.language = ? and {not_cached if cached else "?::varchar is not null"}
+        order by length(text), text
+    """,
+        [language, processor],
+    ).fetchall()
+
+
 class Rows:
     """Cache rows gathered in columns, written in bulk (store.insert_columns)."""
 
@@ -116,10 +133,11 @@ class Rows:
     def __len__(self):
         return len(self.texts["text_hash"])
 
-    def add(self, text_hash, processor, language, text, docs, parsed_at):
-        n_words, n_sentences, rows = doc_rows(docs)
+    def add(self, text_hash, processor, language, text, parts, parsed_at):
+        """One text's rows; `parts`: the piece_rows of each chunk it was parsed in."""
+        n_words, n_sentences, rows = join_pieces(parts)
         for name, value in zip(
-            TEXTS_SCHEMA.names, (text_hash, processor, language, text, n_words, n_sentences, parsed_at, len(docs))
+            TEXTS_SCHEMA.names, (text_hash, processor, language, text, n_words, n_sentences, parsed_at, len(parts))
         ):
             self.texts[name].append(value)
         w = self.words

@@ -26,11 +26,16 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import tempfile
+import time
 
+from srlens.build_vars import DEVICES
 from srlens.processing.models import PROCESSORS, ModelSpec, ProcessingError, how_to_get_models, stanza_version
 
 THREADS_ENV = "SRLENS_TORCH_THREADS"
+WORKERS_ENV = "SRLENS_STANZA_WORKERS"
+MAX_WORKERS = 4
 
 
 def split_words(text, limit):
@@ -52,18 +57,22 @@ def torch_threads():
     """
     if os.environ.get(THREADS_ENV):
         return max(1, int(os.environ[THREADS_ENV]))
+    return max(1, _cores() // 2)
+
+
+def _cores():
     try:
-        cores = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except AttributeError:
-        cores = os.cpu_count() or 1
-    return max(1, cores // 2)
+        return os.cpu_count() or 1
 
 
-def load_pipeline(spec: ModelSpec):
-    """A CPU stanza pipeline for `spec`; download_method=None, so it never touches the network."""
+def load_pipeline(spec: ModelSpec, device="cpu"):
+    """A stanza pipeline for `spec` on `device` (cpu or cuda); download_method=None, so it never
+    touches the network."""
     import stanza  # noqa: PLC0415 (heavy: torch)
 
-    common = dict(download_method=None, device="cpu", logging_level="ERROR")
+    common = dict(download_method=None, device=device, logging_level="ERROR")
     try:
         if spec.layout == "stanza":
             return stanza.Pipeline(spec.stanza_lang, dir=str(spec.root), processors=dict(spec.packages), **common)
@@ -106,10 +115,14 @@ def doc_rows(doc):
 
     Word rows are tuples (word_idx, token_idx, form, lemma, upos, xpos, feats, head, deprel).
     """
-    docs = doc if isinstance(doc, list) else [doc]
-    sentences = [sentence for d in docs for sentence in d.sentences]
+    return join_pieces([piece_rows(d) for d in (doc if isinstance(doc, list) else [doc])])
+
+
+def piece_rows(doc):
+    """(words, tokens, sentences, word rows) of one Document, its sentences flattened: plain data,
+    small to send from a worker process."""
     rows, word_offset, token_offset = [], 0, 0
-    for sentence in sentences:
+    for sentence in doc.sentences:
         for t, token in enumerate(sentence.tokens, start=1):
             for word in token.words:
                 head = word.head
@@ -128,7 +141,23 @@ def doc_rows(doc):
                 )
         word_offset += len(sentence.words)
         token_offset += len(sentence.tokens)
-    return word_offset, len(sentences), rows
+    return word_offset, token_offset, len(doc.sentences), rows
+
+
+def join_pieces(pieces):
+    """(words, sentences, word rows) of a text parsed in pieces (piece_rows of each, in order): words
+    and tokens numbered on across the pieces, heads renumbered with them (a root keeps head 0)."""
+    if len(pieces) == 1:
+        words, _, sentences, rows = pieces[0]
+        return words, sentences, rows
+    joined, words, tokens, sentences = [], 0, 0, 0
+    for n_words, n_tokens, n_sentences, rows in pieces:
+        joined += [
+            (w + words, t + tokens, form, lemma, upos, xpos, feats, None if h is None else (h and h + words), rel)
+            for w, t, form, lemma, upos, xpos, feats, h, rel in rows
+        ]
+        words, tokens, sentences = words + n_words, tokens + n_tokens, sentences + n_sentences
+    return words, sentences, joined
 
 
 def parse_batch(nlp, texts, language):
@@ -146,3 +175,121 @@ def parse_batch(nlp, texts, language):
         raise ProcessingError(
             f"stanza failed on a batch of {len(texts)} {language} texts: {type(batch_error).__name__}: {batch_error}"
         ) from batch_error
+
+
+def resolve_device(device="auto"):
+    """'cpu' or 'cuda' for --device auto|cpu|cuda: auto is cuda where torch sees a CUDA GPU. Asked
+    only when there is something to parse; on Linux without NVIDIA's driver (/dev/nvidiactl), auto
+    is cpu without importing torch (1-2 s; the worker processes import it anyway)."""
+    if device not in (*DEVICES, None):
+        raise ProcessingError(f"--device must be one of {', '.join(DEVICES)}, got {device!r}")
+    if device in (None, "auto") and sys.platform == "linux" and not os.path.exists("/dev/nvidiactl"):
+        return "cpu"
+    import torch  # noqa: PLC0415
+
+    has_gpu = torch.cuda.is_available()
+    if device in (None, "auto"):
+        return "cuda" if has_gpu else "cpu"
+    if device == "cuda" and not has_gpu:
+        build = f"CUDA {torch.version.cuda}" if torch.version.cuda else "a CPU-only build"
+        raise ProcessingError(
+            f"--device cuda: torch {torch.__version__} ({build}) sees no CUDA GPU on this machine; "
+            "use --device cpu, or auto (cuda where there is one)"
+        )
+    return device
+
+
+def default_workers(device):
+    """Processes that parse at once: one on a GPU; on CPU $SRLENS_STANZA_WORKERS, else one per core
+    available, at most MAX_WORKERS (each holds its own copy of torch and the models, ~0.5 GB).
+
+    Processes rather than torch threads (bench/stanza_speed.py): two single-threaded processes on
+    2 cores parse close to twice as fast as one, and, unlike two torch threads, degrade gracefully
+    when other programs keep the cores busy (see torch_threads).
+    """
+    if device == "cuda":
+        return 1
+    value = os.environ.get(WORKERS_ENV)
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise ProcessingError(f"${WORKERS_ENV} must be a whole number of processes of at least 1, got {value!r}")
+        return int(value)
+    return max(1, min(MAX_WORKERS, _cores()))
+
+
+class Parser:
+    """Parses batches of texts with `workers` processes (or in this process if 1), in order.
+
+    `parse(batches)` yields, for each batch (a list of texts), the piece_rows of each text. Each
+    batch is parsed whole by one process, so a text meets the same batch mates however many
+    processes there are. Use as a context manager: leaving it stops the processes.
+    """
+
+    def __init__(self, spec, device, workers):
+        self.spec, self.device, self.workers = spec, device, workers
+        self.load_seconds, self._nlp, self._pool = 0.0, None, None
+
+    def __enter__(self):
+        if self.workers > 1:
+            import multiprocessing  # noqa: PLC0415
+            from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+            # spawn, not fork: this process holds DuckDB's threads (and maybe torch's OpenMP pool).
+            self._pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_worker,
+                initargs=(self.spec, self.device),
+            )
+        else:
+            import torch  # noqa: PLC0415
+
+            self._threads = torch.get_num_threads()
+            torch.set_num_threads(torch_threads())
+            started = time.perf_counter()
+            self._nlp = load_pipeline(self.spec, self.device)
+            self.load_seconds = time.perf_counter() - started
+        return self
+
+    def __exit__(self, *exc):
+        if self._pool is not None:
+            self._pool.shutdown(wait=exc[0] is None, cancel_futures=True)
+        else:
+            import torch  # noqa: PLC0415
+
+            torch.set_num_threads(self._threads)
+
+    def parse(self, batches):
+        if self._pool is None:
+            for texts in batches:
+                yield [piece_rows(doc) for doc in parse_batch(self._nlp, texts, self.spec.language)]
+            return
+        for load_seconds, parsed in self._pool.map(_parse_in_worker, batches):
+            self.load_seconds = max(self.load_seconds, load_seconds)
+            yield parsed
+
+
+_worker: dict = {}  # a worker process's pipeline (or the error that prevented it), and its load time
+
+
+def _start_worker(spec, device):
+    import signal  # noqa: PLC0415
+
+    import torch  # noqa: PLC0415
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the pool
+    torch.set_num_threads(1)  # the processes are the parallelism
+    started = time.perf_counter()
+    try:
+        _worker["nlp"] = load_pipeline(spec, device)
+    except ProcessingError as e:  # raised with the first batch, so that the parent sees this message
+        _worker["error"] = e
+    _worker["language"], _worker["load_seconds"] = spec.language, time.perf_counter() - started
+
+
+def _parse_in_worker(texts):
+    """(this worker's pipeline load time the first time, else 0; piece_rows of each text)."""
+    if "error" in _worker:
+        raise _worker["error"]
+    load_seconds, _worker["load_seconds"] = _worker["load_seconds"], 0.0
+    return load_seconds, [piece_rows(doc) for doc in parse_batch(_worker["nlp"], texts, _worker["language"])]
