@@ -39,7 +39,8 @@ EPILOG = """examples:
   srlens docs docs-site/                                  # what every mart and column means, offline
 
 environment: SRLENS_WAREHOUSE (the warehouse file), SRLENS_PROCESSOR (build --processor),
-SRLENS_STANZA_DIR (build --stanza-dir). Add --debug before the command to see a traceback.
+SRLENS_STANZA_DIR (build --stanza-dir), SRLENS_STANZA_WORKERS (parsing processes). Add --debug before
+the command to see a traceback.
 """
 
 # Commands that read an existing warehouse: a missing file is an error, not a new empty warehouse.

@@ -12,14 +12,16 @@ processing_status 'chunked'. The limit is part of the processor id, so changing
 it parses the texts again. docs/definitions.md says why chunks rather than NULL
 scores; bench/long_outputs.py measures the memory.
 
-Speed (bench/stanza_speed.py, 2 CPU cores, shared English models): texts are
-sorted by length and parsed `batch_size` (32) at a time with
-`Pipeline.bulk_process`, on one torch thread by default (see torch_threads):
-about 50-60 texts/s, 700-1000 words/s, plus about 2.5 s to import stanza and
-2.5 s to load the pipeline. That was the fastest of the ways tried: one call
-per text (~19 texts/s), bulk batches in text order (~43), sorted batches of
-128 or all at once (about the same as 32), texts joined into one document by
-blank lines (~38).
+Speed (bench/stanza_speed.py, docs/benchmarks.md; 2 CPU cores, shared English
+models): texts are sorted by length and parsed `batch_size` (32) at a time with
+`Pipeline.bulk_process`, each batch whole by one process (Parser), on one torch
+thread per process: about 150 texts/s of a core, plus 1-2 s to import stanza
+and 1-3 s to load the pipeline, in each process. Every other lever tried was
+slower, with the same parses: text order (~0.7x), batches of 256 with stanza's
+own batch sizes raised (~0.75x; batches of 1,000: ~0.3x), two torch threads
+(0.1-0.15x on a busy machine), torch.inference_mode (no gain: stanza already
+runs under no_grad); earlier: one call per text, texts joined by blank lines.
+A fifth of the CPU is stanza's pure-Python Chu-Liu-Edmonds decoder.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from srlens.processing.models import PROCESSORS, ModelSpec, ProcessingError, how
 THREADS_ENV = "SRLENS_TORCH_THREADS"
 WORKERS_ENV = "SRLENS_STANZA_WORKERS"
 MAX_WORKERS = 4
+TEXTS_PER_WORKER = 1000
 
 
 def split_words(text, limit):
@@ -199,22 +202,23 @@ def resolve_device(device="auto"):
     return device
 
 
-def default_workers(device):
+def default_workers(device, texts=None):
     """Processes that parse at once: one on a GPU; on CPU $SRLENS_STANZA_WORKERS, else one per core
-    available, at most MAX_WORKERS (each holds its own copy of torch and the models, ~0.5 GB).
+    available, at most MAX_WORKERS (each holds its own torch and models, ~0.5 GB); and at most one
+    per TEXTS_PER_WORKER of the `texts` to parse (a worker's start-up, importing stanza and loading
+    the models, costs 3 to 4 s of CPU, about what 600 texts take to parse).
 
-    Processes rather than torch threads (bench/stanza_speed.py): two single-threaded processes on
-    2 cores parse close to twice as fast as one, and, unlike two torch threads, degrade gracefully
-    when other programs keep the cores busy (see torch_threads).
+    Processes rather than torch threads: a single-threaded process per core uses the cores without
+    the waits that make two torch threads 5 to 20 times slower than one when other programs keep
+    the cores busy (see torch_threads and docs/benchmarks.md, "Stanza parsing").
     """
     if device == "cuda":
         return 1
     value = os.environ.get(WORKERS_ENV)
-    if value:
-        if not value.isdigit() or int(value) < 1:
-            raise ProcessingError(f"${WORKERS_ENV} must be a whole number of processes of at least 1, got {value!r}")
-        return int(value)
-    return max(1, min(MAX_WORKERS, _cores()))
+    if value and (not value.isdigit() or int(value) < 1):
+        raise ProcessingError(f"${WORKERS_ENV} must be a whole number of processes of at least 1, got {value!r}")
+    workers = int(value) if value else min(MAX_WORKERS, _cores())
+    return max(1, min(workers, texts // TEXTS_PER_WORKER if texts is not None else workers))
 
 
 class Parser:

@@ -117,7 +117,7 @@ def parse_into(flush, spec, processor, pending, batch_size, progress, limit, dev
     pieces = [(k, piece) for k, (text, _) in enumerate(pending) for piece in split_words(text, limit)]
     step = max(1, batch_size)
     batches = [pieces[i : i + step] for i in range(0, len(pieces), step)]
-    workers = min(workers or default_workers(device), len(batches))
+    workers = min(workers or default_workers(device, len(pending)), len(batches))
     rows, parts_of, done, words, chunked = Rows(), {}, 0, 0, 0
     with (
         Parser(spec, device, workers) as parser,
