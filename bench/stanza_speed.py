@@ -22,8 +22,11 @@ one process, each checked for equal rows: text order instead of sorted by
 length, larger batches (stanza's own batch sizes raised with them), two torch
 threads, and torch.inference_mode.
 
-Usage: .venv/bin/python bench/stanza_speed.py [--n N] [--models DIR] [--treebank PATH]
+Usage: .venv/bin/python bench/stanza_speed.py [--n N] [--copies C] [--models DIR] [--treebank PATH]
        [--batch-size B] [--workers W] [--compare] [--compare-n M]
+
+--copies C loads C runs, each the N sentences perturbed with another seed (more
+distinct texts: the worker processes' start-up weighs less, as in a campaign).
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ def first_sentences(treebank: Path, n: int) -> tuple[str, list[str]]:
     return "\n\n".join(blocks) + "\n\n", texts
 
 
-def perturb(texts: list[str], seed: int = 18) -> list[str]:
+def perturb(texts: list[str], seed: int) -> list[str]:
     """Each text with at most one small error of the kind realizers make."""
     rng, out = random.Random(seed), []
     for text in texts:
@@ -173,6 +176,9 @@ def main() -> None:
     default_models = os.environ.get(processing.STANZA_DIR_ENV) or SHARED / "stanza"
     parser.add_argument("--models", type=Path, default=Path(default_models))
     parser.add_argument("--treebank", type=Path, default=SHARED / "ud" / "en_ewt" / "en_ewt-ud-test.conllu")
+    parser.add_argument(
+        "--copies", type=int, default=1, help="perturbed copies of each sentence (another seed each): more texts"
+    )
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--workers", type=int, default=None, help="processes of `after` (default: default_workers)")
     parser.add_argument("--compare", action="store_true")
@@ -186,20 +192,23 @@ def main() -> None:
         lines.append(line)
 
     conllu, references = first_sentences(args.treebank, args.n)
-    texts = perturb(references)
+    texts = [t for seed in range(18, 18 + args.copies) for t in perturb(references, seed)]
     workers = args.workers or default_workers("cpu")
     say(
-        f"{len(texts)} sentences of {args.treebank.name}, perturbed ({sum(a != b for a, b in zip(texts, references))} "
-        f"changed), models {args.models.name}/, {len(os.sched_getaffinity(0))} CPU cores available, "
+        f"{len(references)} sentences of {args.treebank.name}, {args.copies} perturbed cop"
+        f"{'y' if args.copies == 1 else 'ies'} ({len(texts)} output texts, {len(set(texts))} distinct), "
+        f"models {args.models.name}/, {len(os.sched_getaffinity(0))} CPU cores available, "
         f"batch size {args.batch_size}; load average now {os.getloadavg()[0]:.1f} (2 = both cores busy)"
     )
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "tb.conllu").write_text(conllu, encoding="utf-8")
-        (tmp / "run.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
         warehouse = tmp / "before.duckdb"
         load_treebank(warehouse, tmp / "tb.conllu", "en_ewt_bench")
-        load_outputs(warehouse, tmp / "run.txt", "en_ewt_bench", "bench", "perturbed", fmt="text")
+        for copy in range(args.copies):
+            run = texts[copy * len(references) : (copy + 1) * len(references)]
+            (tmp / "run.txt").write_text("\n".join(run) + "\n", encoding="utf-8")
+            load_outputs(warehouse, tmp / "run.txt", "en_ewt_bench", "bench", f"perturbed{copy}", fmt="text")
         for name in ("after", "gpu"):
             shutil.copy(warehouse, tmp / f"{name}.duckdb")
 
@@ -233,6 +242,10 @@ def main() -> None:
             f"speed-up of after over before: {walls[0] / walls[1]:.2f}x "
             f"({en['texts_parsed']} texts, {en['words_parsed']} words, pipeline loads and worker start-up included; "
             f"load average now {os.getloadavg()[0]:.1f})"
+        )
+        say(
+            f"(a build's default for {en['texts_parsed']} texts here: "
+            f"{default_workers('cpu', en['texts_parsed'])} process(es); see default_workers)"
         )
         if not torch.cuda.is_available():
             say("no CUDA GPU here: no GPU figure")
