@@ -236,7 +236,7 @@ def main() -> None:
             walls.append(wall)
             say(
                 f"{name:40s} {en['texts_parsed'] / wall:8.1f} {en['words_parsed'] / wall:8.0f} {wall:7.1f} "
-                f"{cpu:6.1f} {en['load_seconds']:15.1f}  {differing(rows, reference)}"
+                f"{cpu:6.1f} {en['load_seconds']:15.1f}  {differing(rows, reference)}; load {os.getloadavg()[0]:.1f}"
             )
         say(
             f"speed-up of after over before: {walls[0] / walls[1]:.2f}x "
@@ -278,11 +278,12 @@ def main() -> None:
 
     write_section(
         "Stanza parsing",
-        "`bench/stanza_speed.py"
-        + (" --compare" if args.compare else "")
-        + "` (shared English models, this 2-core CPU; CPU seconds include the worker processes):\n\n```\n"
-        + "\n".join(lines)
-        + "\n```\n",
+        f"`bench/{Path(__file__).name} {' '.join(sys.argv[1:])}` (shared English models, this 2-core CPU). "
+        "CPU seconds include the worker processes. Wall seconds depend on what else runs: Linux shares "
+        "the CPU between sessions (autogroup), so when other sessions keep the cores busy, the worker "
+        "processes of one command share one session's part and cannot be faster than one process; the "
+        "load average is printed as the run goes. `cache rows` compares every column of the cache "
+        "(parsed_at aside) with the rows of `before`.\n\n```\n" + "\n".join(lines) + "\n```\n",
     )
 
 
