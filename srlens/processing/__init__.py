@@ -8,9 +8,11 @@ processor id is never parsed again, and a language whose texts are all cached
 never loads stanza (nor torch).
 
 - models.py: where a language's models are, and the processor id they make;
-- parse.py: the stanza pipeline, long outputs cut in chunks, a parse as rows;
+- parse.py: the stanza pipeline, its device and worker processes, long outputs
+  cut in chunks, a parse as rows;
 - cache.py: the cache tables and the texts still to parse;
-- pending.py: process_pending, which ties them together.
+- pending.py: process_pending, which ties them together;
+- shards.py: `srlens parse --shard K/N` and `srlens load-parses`, parsing elsewhere.
 """
 
 from srlens.build_vars import STANZA_DIR_ENV

@@ -204,9 +204,10 @@ def resolve_device(device="auto"):
 
 def default_workers(device, texts=None):
     """Processes that parse at once: one on a GPU; on CPU $SRLENS_STANZA_WORKERS, else one per core
-    available, at most MAX_WORKERS (each holds its own torch and models, ~0.5 GB); and at most one
-    per TEXTS_PER_WORKER of the `texts` to parse (a worker's start-up, importing stanza and loading
-    the models, costs 3 to 4 s of CPU, about what 600 texts take to parse).
+    available, at most MAX_WORKERS (each holds its own torch and models: 0.58 GB at most on en_ewt
+    test with the shared English models); and at most one per TEXTS_PER_WORKER of the `texts` to
+    parse (a worker's start-up, importing stanza and loading the models, took 2 to 5 s of CPU in
+    bench/stanza_speed.py, what 300 to 700 texts take to parse).
 
     Processes rather than torch threads: a single-threaded process per core uses the cores without
     the waits that make two torch threads 5 to 20 times slower than one when other programs keep
