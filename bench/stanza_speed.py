@@ -22,7 +22,7 @@ one process, each checked for equal rows: text order instead of sorted by
 length, larger batches (stanza's own batch sizes raised with them), two torch
 threads, and torch.inference_mode.
 
-Usage: .venv/bin/python bench/stanza_speed.py [--n N] [--copies C] [--models DIR] [--treebank PATH]
+Usage: .venv/bin/python bench/stanza_speed.py [--n N] [--copies C] [--rounds R] [--models DIR] [--treebank PATH]
        [--batch-size B] [--workers W] [--compare] [--compare-n M]
 
 --copies C loads C runs, each the N sentences perturbed with another seed (more
@@ -179,6 +179,7 @@ def main() -> None:
     parser.add_argument(
         "--copies", type=int, default=1, help="perturbed copies of each sentence (another seed each): more texts"
     )
+    parser.add_argument("--rounds", type=int, default=1, help="before and after, this many times in turn")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--workers", type=int, default=None, help="processes of `after` (default: default_workers)")
     parser.add_argument("--compare", action="store_true")
@@ -209,8 +210,7 @@ def main() -> None:
             run = texts[copy * len(references) : (copy + 1) * len(references)]
             (tmp / "run.txt").write_text("\n".join(run) + "\n", encoding="utf-8")
             load_outputs(warehouse, tmp / "run.txt", "en_ewt_bench", "bench", f"perturbed{copy}", fmt="text")
-        for name in ("after", "gpu"):
-            shutil.copy(warehouse, tmp / f"{name}.duckdb")
+        shutil.copy(warehouse, tmp / "loaded.duckdb")
 
         started = time.perf_counter()
         import stanza  # noqa: F401  (timed apart: `before` has it imported, the workers import it themselves)
@@ -218,34 +218,33 @@ def main() -> None:
 
         say(f"import stanza (and torch) in this process: {time.perf_counter() - started:.2f} s")
         paths = [
-            (f"before: 1 process, {torch_threads()} torch thread(s)", warehouse, {"workers": 1, "device": "cpu"}),
-            (f"after: {workers} processes, 1 torch thread each", tmp / "after.duckdb", {"workers": workers}),
+            (f"before: 1 process, {torch_threads()} torch thread(s)", {"workers": 1, "device": "cpu"}),
+            (f"after: {workers} processes, 1 torch thread each", {"workers": workers, "device": "cpu"}),
         ]
-        paths[1][2]["device"] = "cpu"
         if torch.cuda.is_available():
-            paths.append(("after, on the CUDA GPU", tmp / "gpu.duckdb", {"device": "cuda"}))
+            paths.append(("after, on the CUDA GPU", {"device": "cuda"}))
         say(
-            f"{'path':40s} {'texts/s':>8s} {'words/s':>8s} {'wall s':>7s} {'CPU s':>6s} "
+            f"{'round and path':48s} {'texts/s':>8s} {'words/s':>8s} {'wall s':>7s} {'CPU s':>6s} "
             f"{'pipeline load s':>15s}  cache rows"
         )
-        reference, walls = None, []
-        for name, path, options in paths:
-            counts, wall, cpu, rows = timed_processing(path, args.models, args.batch_size, **options)
-            en = counts["languages"]["en"]
-            reference = reference or rows
-            walls.append(wall)
-            say(
-                f"{name:40s} {en['texts_parsed'] / wall:8.1f} {en['words_parsed'] / wall:8.0f} {wall:7.1f} "
-                f"{cpu:6.1f} {en['load_seconds']:15.1f}  {differing(rows, reference)}; load {os.getloadavg()[0]:.1f}"
-            )
+        reference = None
+        for round_ in range(1, args.rounds + 1):
+            walls = []
+            for name, options in paths:
+                shutil.copy(tmp / "loaded.duckdb", warehouse)  # every path parses every text
+                counts, wall, cpu, rows = timed_processing(warehouse, args.models, args.batch_size, **options)
+                en = counts["languages"]["en"]
+                reference = reference or rows
+                walls.append(wall)
+                say(
+                    f"{round_}: {name:45s} {en['texts_parsed'] / wall:8.1f} {en['words_parsed'] / wall:8.0f} "
+                    f"{wall:7.1f} {cpu:6.1f} {en['load_seconds']:15.1f}  {differing(rows, reference)}; "
+                    f"load {os.getloadavg()[0]:.1f}"
+                )
+            say(f"{round_}: speed-up of after over before: {walls[0] / walls[1]:.2f}x")
         say(
-            f"speed-up of after over before: {walls[0] / walls[1]:.2f}x "
-            f"({en['texts_parsed']} texts, {en['words_parsed']} words, pipeline loads and worker start-up included; "
-            f"load average now {os.getloadavg()[0]:.1f})"
-        )
-        say(
-            f"(a build's default for {en['texts_parsed']} texts here: "
-            f"{default_workers('cpu', en['texts_parsed'])} process(es); see default_workers)"
+            f"({en['texts_parsed']} texts, {en['words_parsed']} words; pipeline loads and worker start-up included; "
+            f"a build's default for so many texts here: {default_workers('cpu', en['texts_parsed'])} process(es))"
         )
         if not torch.cuda.is_available():
             say("no CUDA GPU here: no GPU figure")
@@ -281,8 +280,10 @@ def main() -> None:
         f"`bench/{Path(__file__).name} {' '.join(sys.argv[1:])}` (shared English models, this 2-core CPU). "
         "CPU seconds include the worker processes. Wall seconds depend on what else runs: Linux shares "
         "the CPU between sessions (autogroup), so when other sessions keep the cores busy, the worker "
-        "processes of one command share one session's part and cannot be faster than one process; the "
-        "load average is printed as the run goes. `cache rows` compares every column of the cache "
+        "processes of one command together get that session's share, about one core when two other "
+        "sessions are busy (load average 4 or more); the load average is printed as the run goes. On "
+        "2 free cores, two processes can at best halve the time of one, plus the workers' start-up. "
+        "`cache rows` compares every column of the cache "
         "(parsed_at aside) with the rows of `before`.\n\n```\n" + "\n".join(lines) + "\n```\n",
     )
 

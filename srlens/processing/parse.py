@@ -223,11 +223,12 @@ def default_workers(device, texts=None):
 
 
 class Parser:
-    """Parses batches of texts with `workers` processes (or in this process if 1), in order.
+    """Parses batches of texts in this process and `workers - 1` others, and yields them in order.
 
-    `parse(batches)` yields, for each batch (a list of texts), the piece_rows of each text. Each
-    batch is parsed whole by one process, so a text meets the same batch mates however many
-    processes there are. Use as a context manager: leaving it stops the processes.
+    `parse(batches)` yields, for each batch (a list of texts), the piece_rows of each text. Batch
+    b goes to this process if b % workers == 0, else to the other processes: each batch is parsed
+    whole by one process, on one torch thread, so a text meets the same batch mates however many
+    processes there are. Use as a context manager: leaving it stops the other processes.
     """
 
     def __init__(self, spec, device, workers):
@@ -235,43 +236,47 @@ class Parser:
         self.load_seconds, self._nlp, self._pool = 0.0, None, None
 
     def __enter__(self):
+        import torch  # noqa: PLC0415
+
         if self.workers > 1:
             import multiprocessing  # noqa: PLC0415
             from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
 
             # spawn, not fork: this process holds DuckDB's threads (and maybe torch's OpenMP pool).
             self._pool = ProcessPoolExecutor(
-                self.workers,
+                self.workers - 1,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_start_worker,
                 initargs=(self.spec, self.device),
             )
-        else:
-            import torch  # noqa: PLC0415
-
-            self._threads = torch.get_num_threads()
-            torch.set_num_threads(torch_threads())
-            started = time.perf_counter()
-            self._nlp = load_pipeline(self.spec, self.device)
-            self.load_seconds = time.perf_counter() - started
+        self._threads = torch.get_num_threads()
+        torch.set_num_threads(1 if self.workers > 1 else torch_threads())
         return self
 
     def __exit__(self, *exc):
+        import torch  # noqa: PLC0415
+
+        torch.set_num_threads(self._threads)
         if self._pool is not None:
             self._pool.shutdown(wait=exc[0] is None, cancel_futures=True)
-        else:
-            import torch  # noqa: PLC0415
-
-            torch.set_num_threads(self._threads)
 
     def parse(self, batches):
-        if self._pool is None:
-            for texts in batches:
+        # Submitted first: the other processes start, and load their models while this one does.
+        others = {
+            b: self._pool.submit(_parse_in_worker, texts)
+            for b, texts in enumerate(batches)
+            if b % self.workers  # never when workers == 1
+        }
+        started = time.perf_counter()
+        self._nlp = load_pipeline(self.spec, self.device)
+        self.load_seconds = time.perf_counter() - started
+        for b, texts in enumerate(batches):
+            if b in others:
+                load_seconds, parsed = others.pop(b).result()
+                self.load_seconds = max(self.load_seconds, load_seconds)
+                yield parsed
+            else:
                 yield [piece_rows(doc) for doc in parse_batch(self._nlp, texts, self.spec.language)]
-            return
-        for load_seconds, parsed in self._pool.map(_parse_in_worker, batches):
-            self.load_seconds = max(self.load_seconds, load_seconds)
-            yield parsed
 
 
 _worker: dict = {}  # a worker process's pipeline (or the error that prevented it), and its load time
