@@ -17,15 +17,16 @@ models): texts are sorted by length and parsed `batch_size` (32) at a time with
 `Pipeline.bulk_process`, each batch whole by one process (Parser), on one torch
 thread per process: 125 to 165 texts/s of a core, plus 1-2 s to import stanza
 and 1-3 s to load the pipeline, in each process. Two processes on 2 cores
-parsed 1,923 to 4,298 texts 1.2 to 1.4 times as fast as one (start-up
-included) when the load average was 1.5 to 3, and 0.6 to 0.8 times as fast when
+parsed 1,923 to 4,298 texts 1.0 to 1.4 times as fast as one (start-up
+included) when the load average was 1 to 3, and 0.6 to 0.8 times as fast when
 other sessions kept the cores busy (load 4 and more; Linux then gives one
 session about one core, whatever its number of processes). We never had two
 free cores for a whole run. Every other lever tried was
 slower, with the same parses: text order (~0.7x), batches of 256 with stanza's
 own batch sizes raised (~0.75x; batches of 1,000: ~0.3x), two torch threads
-(0.1-0.15x on a busy machine), torch.inference_mode (no gain: stanza already
-runs under no_grad); earlier: one call per text, texts joined by blank lines.
+(0.1-0.15x on a busy machine; 1.3x on a quiet one, once), torch.inference_mode
+(CPU within 10% of the default either way across runs: stanza already runs
+under no_grad); earlier: one call per text, texts joined by blank lines.
 A fifth of the CPU is stanza's pure-Python Chu-Liu-Edmonds decoder.
 """
 
