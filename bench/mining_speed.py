@@ -126,7 +126,7 @@ def model_times(warehouse):
 def build_mining(warehouse, select="+suspicious_subtrees_summary"):
     """dbt build (models and their own tests) of the mining models and everything they depend on,
     in place: the warehouse is a scratch file, and other marts are not needed."""
-    dbt_vars = prepare(warehouse, "aligned", None, False)
+    dbt_vars, _ = prepare(warehouse, "aligned", None, False)
     t0 = time.perf_counter()
     ok, output = run_dbt(
         ["build", "--vars", json.dumps(dbt_vars), "--indirect-selection", "cautious", "--select", select],
@@ -286,7 +286,7 @@ select * from counts where c_f >= 2
 def rerun_mining(warehouse):
     """Run only the mining models again, one at a time (--threads 1), on the built warehouse: in
     the full build they share the 2 cores with scoring models, which inflates their times."""
-    dbt_vars = prepare(warehouse, "aligned", None, False)
+    dbt_vars, _ = prepare(warehouse, "aligned", None, False)
     ok, output = run_dbt(
         ["run", "--vars", json.dumps(dbt_vars), "--threads", "1", "--select", *MINING_MODELS],
         warehouse,

@@ -129,11 +129,21 @@ def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True, 
         proc.stdout.close()
 
 
-def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=None, dbt_vars=None, full_refresh=False):
+def build(
+    warehouse,
+    echo=True,
+    project_dir=None,
+    processor=None,
+    stanza_dir=None,
+    dbt_vars=None,
+    full_refresh=False,
+    device="auto",
+):
     """Process new outputs, run `dbt build` (models and their tests), swap the result in on success.
 
     processor: 'stanza' (parse outputs; SPEC section 6) or 'aligned' (no model: map output tokens
     to reference words by form); default $SRLENS_PROCESSOR, else stanza.
+    device: where stanza parses, auto (cuda where torch sees a GPU), cpu or cuda (processing/parse.py).
     dbt_vars: parameters of the marts (srlens/build_vars.py), checked before anything is done.
     The build is incremental when only runs were loaded since the last one (see `base_state`);
     full_refresh forces every model to be rebuilt from scratch.
@@ -152,7 +162,8 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
         try:
             started_at, clock = utc_now(), time.monotonic()
             with copy_and_hold(warehouse, files.building) as copied:
-                all_vars = {**prepare(files.building, processor, stanza_dir, echo), **dbt_vars}
+                prepared, parsed_on = prepare(files.building, processor, stanza_dir, echo, device)
+                all_vars = {**prepared, **dbt_vars}
                 all_vars["signature"] = signature(all_vars)
                 base, last_base = base_state(files.building, all_vars, project_dir)
                 full = full_refresh or base != last_base
@@ -177,6 +188,7 @@ def build(warehouse, echo=True, project_dir=None, processor=None, stanza_dir=Non
                     base,
                     full,
                     files.work_dir / "target",
+                    parsed_on,
                 )
                 stop_point("swap")
                 check_unchanged(warehouse, copied)
@@ -337,20 +349,22 @@ def copy_warehouse(warehouse, building):
         raise
 
 
-def prepare(building, processor, stanza_dir, echo):
+def prepare(building, processor, stanza_dir, echo, device="auto"):
     """Bring the copy's schemas up to date and parse new outputs; returns every dbt var (defaults
-    and the ones the build sets itself)."""
+    and the ones the build sets itself), and the device stanza parsed on (None: nothing parsed).
+    The device is no dbt var: a parse is the same whatever parsed it (processing/parse.py)."""
     stop_point("processing")
     con = connect(building)
     try:
         ensure_raw_schema(con)
         processing.ensure_cache_schema(con)
         con.execute(META_SQL)
-        stanza_processors = {}
+        stanza_processors, parsed_on = {}, None
         if processor == "stanza":
-            parsed = processing.process_pending(con, model_dir=stanza_dir, progress=echo)
+            parsed = processing.process_pending(con, model_dir=stanza_dir, progress=echo, device=device)
             # The processor id of every language that has output text, as processing resolved it.
             stanza_processors = {lang: stats["processor"] for lang, stats in parsed["languages"].items()}
+            parsed_on = parsed["device"]
     finally:
         con.close()
     return {
@@ -358,7 +372,7 @@ def prepare(building, processor, stanza_dir, echo):
         "processor": processor,
         "stanza_processors": stanza_processors,
         "bleu_nltk_version": NLTK_COMPAT_VERSION,
-    }
+    }, parsed_on
 
 
 # Everything but the runs that the marts depend on. When any of it differs from the last
@@ -387,9 +401,11 @@ create table if not exists meta.builds (
     srlens_version varchar not null,
     dbt_version    varchar not null,
     duckdb_version varchar not null,
-    signature      varchar              -- srlens/signature.py; NULL in builds before it existed
+    signature      varchar,             -- srlens/signature.py; NULL in builds before it existed
+    stanza_device  varchar              -- cpu or cuda: where stanza parsed; NULL: nothing parsed
 );
 alter table meta.builds add column if not exists signature varchar;
+alter table meta.builds add column if not exists stanza_device varchar;
 create table if not exists meta.built_submissions (
     submission_id varchar not null,
     loaded_at     timestamp not null
@@ -418,7 +434,7 @@ def base_state(building, all_vars, project_dir):
     return digest.hexdigest(), last[0] if last else None
 
 
-def record_build(building, started_at, seconds, all_vars, base, full, target_dir):
+def record_build(building, started_at, seconds, all_vars, base, full, target_dir, parsed_on=None):
     """Note the build in meta.builds (read by `srlens status`) and the runs it computed; returns the
     number of output sentences parsed in chunks (the build summary says it)."""
     results = json.loads((target_dir / "run_results.json").read_text())["results"]
@@ -427,8 +443,8 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
     try:
         con.execute(
             """insert into meta.builds (started_at, seconds, processor, full_refresh, dbt_vars, base_state,
-                       models, tests, srlens_version, dbt_version, duckdb_version, signature)
-                       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                       models, tests, srlens_version, dbt_version, duckdb_version, signature, stanza_device)
+                       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [
                 started_at,
                 seconds,
@@ -442,6 +458,7 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
                 metadata.version("dbt-core"),
                 duckdb.__version__,
                 all_vars["signature"],
+                parsed_on,
             ],
         )
         con.execute("delete from meta.built_submissions")

@@ -18,11 +18,12 @@ from srlens.loaders.errors import printable
 
 # Declared here, beside the vars they set, so that the command line reads them without importing the
 # build (srlens --help stays light): how output sentences become words (--processor, $SRLENS_PROCESSOR),
-# where the stanza models are ($SRLENS_STANZA_DIR), and the nltk whose BLEU arithmetic udfs/bleu.py
-# reproduces bit for bit.
+# where the stanza models are ($SRLENS_STANZA_DIR) and what they run on (--device), and the nltk
+# whose BLEU arithmetic udfs/bleu.py reproduces bit for bit.
 PROCESSORS = ("stanza", "aligned")
 PROCESSOR_ENV = "SRLENS_PROCESSOR"
 STANZA_DIR_ENV = "SRLENS_STANZA_DIR"
+DEVICES = ("auto", "cpu", "cuda")  # where stanza parses (--device)
 NLTK_COMPAT_VERSION = "3.10.4"
 MAX_NAME = 200  # characters of a corpus or language name in a mapping var
 

@@ -11,7 +11,7 @@ from pathlib import Path
 # matplotlib) in its branch of run(), so that srlens --help and a load start in a fraction of a second.
 # tests/test_load_campaign.py checks that importing this module loads none of them.
 from srlens import baseline, build_vars
-from srlens.build_vars import PROCESSOR_ENV, PROCESSORS, STANZA_DIR_ENV
+from srlens.build_vars import DEVICES, PROCESSOR_ENV, PROCESSORS, STANZA_DIR_ENV
 from srlens.definitions import MINING_VIEWS
 from srlens.loaders.errors import LoadError, printable
 from srlens.loaders.outputs_reader import FORMATS
@@ -28,6 +28,8 @@ EPILOG = """examples:
   srlens load-human sr19_human.csv
   srlens campaign sr19 --date 2019                        # dates for the trends (docs/lambre.md)
   srlens build
+  srlens parse --shard 3/8 parses-3.parquet               # on a cluster node; then:
+  srlens load-parses parses-*.parquet && srlens build
   srlens status
   srlens query "select * from corpus_stats" --format csv
   srlens query "$(cat sql/examples/worst_relations_of_a_system.sql)"
@@ -37,7 +39,8 @@ EPILOG = """examples:
   srlens docs docs-site/                                  # what every mart and column means, offline
 
 environment: SRLENS_WAREHOUSE (the warehouse file), SRLENS_PROCESSOR (build --processor),
-SRLENS_STANZA_DIR (build --stanza-dir). Add --debug before the command to see a traceback.
+SRLENS_STANZA_DIR (build --stanza-dir), SRLENS_STANZA_WORKERS (parsing processes). Add --debug before
+the command to see a traceback.
 """
 
 # Commands that read an existing warehouse: a missing file is an error, not a new empty warehouse.
@@ -51,6 +54,8 @@ NEEDS_WAREHOUSE = (
     "baseline",
     "suggest-training",
     "docs",
+    "parse",
+    "load-parses",
 )
 # What a name may hold (loaders/names.py), for the help of the options that take one.
 NAMES = "a name: letters, digits and . _ - +"
@@ -90,6 +95,14 @@ def positive_int(text):
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a whole number of rows, 1 or more, got {text!r}")
     return value
+
+
+def shard(text):
+    """K/N of `parse --shard`: shard K of N, 1 <= K <= N."""
+    k, sep, n = text.partition("/")
+    if not (sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N, e.g. 3/8, got {text!r}")
+    return int(k), int(n)
 
 
 def parse_var(text):
@@ -261,6 +274,13 @@ def parser():
         help=f"folder of stanza models (default: ${STANZA_DIR_ENV}, else stanza's own model folder); see README",
     )
     c.add_argument(
+        "--device",
+        choices=DEVICES,
+        default="auto",
+        help="where stanza parses: cuda (a GPU), cpu, or auto (default): cuda where torch sees a GPU. "
+        "The parses are cached under the same processor id either way",
+    )
+    c.add_argument(
         "--var",
         action="append",
         default=[],
@@ -277,6 +297,44 @@ def parser():
         action="store_true",
         help="rebuild every model from scratch even if only runs changed "
         "(normally decided automatically). Example: srlens build --full-refresh",
+    )
+
+    c = sub.add_parser(
+        "parse",
+        help="parse one shard of the output texts still to parse into a Parquet file (clusters)",
+        description="Parse shard K of N of the output texts the next build would parse (a "
+        "text's shard is set by its sha256), with the warehouse opened read-only, and write "
+        "their parse-cache rows to OUT.parquet (a temporary file, renamed when done). Run the N "
+        "shards anywhere the warehouse and the models can be read, then merge them with "
+        "load-parses. Example (a SLURM array, README): srlens parse --shard "
+        "$SLURM_ARRAY_TASK_ID/8 parses/$SLURM_ARRAY_TASK_ID.parquet",
+    )
+    c.add_argument("out", metavar="OUT.parquet", help="the Parquet file to write (replaced if it exists)")
+    c.add_argument("--shard", required=True, type=shard, metavar="K/N", help="shard K of N, 1 <= K <= N")
+    c.add_argument(
+        "--stanza-dir",
+        default=None,
+        help=f"folder of stanza models (default: ${STANZA_DIR_ENV}, else stanza's own model folder)",
+    )
+    c.add_argument(
+        "--device", choices=DEVICES, default="auto", help="cuda, cpu, or auto (default): cuda where there is one"
+    )
+
+    c = sub.add_parser(
+        "load-parses",
+        help="merge Parquet files of srlens parse into the parse cache",
+        description="Merge the files written by srlens parse into the warehouse's parse cache, in one "
+        "transaction: a file of another processor id than this warehouse would use (other "
+        "models), of texts the warehouse does not have, or not written by srlens parse loads "
+        "nothing. Texts already cached are skipped, so loading a file again changes nothing. "
+        "The next build parses only what no file held. Example: srlens load-parses parses/*.parquet",
+    )
+    c.add_argument("files", nargs="+", metavar="FILE.parquet", help="files written by srlens parse")
+    c.add_argument(
+        "--stanza-dir",
+        default=None,
+        help=f"folder of stanza models, to check the processor ids (default: ${STANZA_DIR_ENV}, else "
+        "stanza's own model folder)",
     )
 
     c = sub.add_parser(
@@ -558,8 +616,23 @@ def run(args):
             stanza_dir=args.stanza_dir,
             dbt_vars=dict(args.var),
             full_refresh=args.full_refresh,
+            device=args.device,
         )
         say(f"built {args.warehouse}")
+    elif args.command == "parse":
+        from srlens.processing.shards import parse_shard
+
+        done = parse_shard(args.warehouse, *args.shard, args.out, args.stanza_dir, args.device)
+        say(
+            f"parsed {done['texts']} of {done['pending']} pending texts (shard {args.shard[0]}/{args.shard[1]}"
+            + (f", on {done['device']}" if done["device"] else "")
+            + f") into {args.out}"
+        )
+    elif args.command == "load-parses":
+        from srlens.processing.shards import load_parses
+
+        added, cached = load_parses(args.warehouse, args.files, args.stanza_dir)
+        say(f"loaded the parses of {added} texts from {len(args.files)} files ({cached} were cached already)")
     elif args.command == "query":
         from srlens.query import write_query
 

@@ -6,7 +6,7 @@ Fields, each naming one thing that fixes the figures:
 
 * srlens: the package version (the SQL models and the UDFs that define every figure ship with it);
 * proc: how output sentences became words: `aligned`, `user conllu` (a run loaded as CoNLL-U) or the
-  stanza processor id, `stanza-1.15.0/en/<hash of the model files>` (srlens/processing.py). The
+  stanza processor id, `stanza-1.15.0/en/<hash of the model files>` (srlens/processing/models.py). The
   build's signature lists every language's stanza id joined by `+`; a run's signature
   (submission_scores.signature) names the processor of its own sentences;
 * bleu: the nltk whose sentence_bleu the BLEU UDF reproduces, with smoothing method 2 (SPEC 4);

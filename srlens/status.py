@@ -213,6 +213,14 @@ def status(warehouse):
     return "\n".join(lines) + "\n"
 
 
+def _parsed_on(last, models):
+    """Where the last build's stanza parsed: the device, or that every text was cached."""
+    device = last.get("stanza_device")
+    if isinstance(device, str):
+        return f"; this build parsed on {device}"
+    return "; this build parsed nothing (every text was cached)" if models and "stanza_device" in last else ""
+
+
 def _build_lines(info):
     last = info["last_build"]
     if last is None:
@@ -233,7 +241,8 @@ def _build_lines(info):
         + (
             ", ".join(f"{lang} {pid}" for lang, pid in sorted(models.items()))
             or "none (no output was parsed by stanza)"
-        ),
+        )
+        + _parsed_on(last, models),
         f"  versions: srlens {last['srlens_version']}, dbt-core {last['dbt_version']}, duckdb {last['duckdb_version']}",
         "  signature: "
         + (

@@ -75,7 +75,7 @@ def compiled(tmp_path_factory):
     """
     root = tmp_path_factory.mktemp("portability")
     warehouse = root / "srlens.duckdb"
-    dbt_vars = prepare(warehouse, "aligned", None, False)
+    dbt_vars, _ = prepare(warehouse, "aligned", None, False)
     ok, output = run_dbt(["run", "--vars", json.dumps(dbt_vars)], warehouse, root / "dbt", echo=False)
     assert ok, output[-3000:]
     manifest = json.loads((root / "dbt" / "target" / "manifest.json").read_text())

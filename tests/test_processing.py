@@ -13,6 +13,7 @@ import pytest
 
 from srlens.loaders.load import load_outputs, load_treebank
 from srlens.processing import STANZA_DIR_ENV, ProcessingError, ensure_cache_schema, process_pending, stanza_processor_id
+from srlens.processing.parse import resolve_device
 from tests.conftest import EN_EWT_TEST, SHARED
 
 MODELS = Path(os.environ.get(STANZA_DIR_ENV) or SHARED / "stanza")
@@ -247,7 +248,7 @@ def test_conllu_runs_alone_need_no_models(tmp_path):
     load_outputs(warehouse, tmp_path / "tb.conllu", "fr_small", "t", "parsed", fmt="conllu")
     con = connect(warehouse)
     counts = process_pending(con, model_dir=tmp_path / "no-models-here", progress=False)
-    assert counts == {"texts_parsed": 0, "texts_cached": 0, "words_parsed": 0, "languages": {}}
+    assert counts == {"texts_parsed": 0, "texts_cached": 0, "words_parsed": 0, "device": None, "languages": {}}
     assert con.execute("select count(*) from cache.parsed_words").fetchone()[0] == 0
     con.close()
 
@@ -370,3 +371,70 @@ def test_default_model_folder_is_stanzas(monkeypatch):
         pytest.skip("a language 'xx' exists in stanza's default folder")
     with pytest.raises(ProcessingError, match="'xx'.*stanza's default model folder"):
         stanza_processor_id("xx")
+
+
+def cache_rows(warehouse):
+    """Every column of both cache tables but parsed_at, in a fixed order."""
+    con = connect(warehouse)
+    try:
+        return (
+            con.execute("select * from cache.parsed_words order by text_hash, word_idx").fetchall(),
+            con.execute("select * exclude (parsed_at) from cache.parsed_texts order by text_hash").fetchall(),
+        )
+    finally:
+        con.close()
+
+
+def test_worker_processes_give_the_parses_of_one_process(tmp_path):
+    """Two worker processes, batches of 4, texts cut in chunks of 12 words that straddle batches:
+    row for row the cache one process writes (each batch is parsed whole by one process)."""
+    models = require_models()
+    refs = write_treebank(tmp_path / "tb.conllu", n=24)
+    long_text = " ".join(refs[:6])  # 80 words or more: 7 chunks of at most 12, or more
+    write_lines(tmp_path / "run.txt", refs[:23] + [long_text])
+    one = tmp_path / "one.duckdb"
+    load_treebank(one, tmp_path / "tb.conllu", "en_head")
+    load_outputs(one, tmp_path / "run.txt", "en_head", "t", "r")
+    two = tmp_path / "two.duckdb"
+    two.write_bytes(one.read_bytes())
+    counts = {}
+    for warehouse, workers in ((one, 1), (two, 2)):
+        con = connect(warehouse)
+        counts[workers] = process_pending(con, models, batch_size=4, progress=False, limit=12, workers=workers)
+        con.close()
+    assert counts[2]["languages"]["en"]["workers"] == 2 and counts[1]["languages"]["en"]["workers"] == 1
+    assert counts[2]["texts_parsed"] == counts[1]["texts_parsed"] == 24
+    assert counts[2]["languages"]["en"]["texts_chunked"] >= 1 and counts[2]["device"] == "cpu"
+    words, texts = cache_rows(two)
+    assert (words, texts) == cache_rows(one)
+    chunks = -(-len(long_text.split()) // 12)
+    assert chunks >= 7 and [t[-1] for t in texts if t[3] == long_text] == [chunks]
+
+
+def test_device_auto_is_cpu_here_and_cuda_without_a_gpu_is_one_line(tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU")
+    assert resolve_device("auto") == resolve_device(None) == resolve_device("cpu") == "cpu"
+    models = require_models()
+    write_treebank(tmp_path / "tb.conllu", n=2)
+    warehouse = tmp_path / "w.duckdb"
+    load_treebank(warehouse, tmp_path / "tb.conllu", "en_two")
+    write_lines(tmp_path / "run.txt", [DOGS, CONTRACTION])
+    load_outputs(warehouse, tmp_path / "run.txt", "en_two", "t", "r")
+    con = connect(warehouse)
+    with pytest.raises(ProcessingError) as info:
+        process_pending(con, models, progress=False, device="cuda")
+    assert str(info.value).startswith("--device cuda: torch ") and "sees no CUDA GPU" in str(info.value)
+    assert "\n" not in str(info.value)
+    assert con.execute("select count(*) from cache.parsed_texts").fetchone()[0] == 0
+    con.close()
+    # The command line: one line, exit code 2, the warehouse unchanged.
+    from srlens.cli import main
+
+    before = warehouse.read_bytes()
+    code = main(["--warehouse", str(warehouse), "build", "--stanza-dir", str(models), "--device", "cuda"])
+    assert code == 2 and warehouse.read_bytes() == before
+    err = capsys.readouterr().err
+    assert err.startswith("srlens: error: --device cuda: torch ") and err.count("\n") == 1, err

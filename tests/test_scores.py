@@ -284,11 +284,15 @@ def test_stanza_build_scores_parsed_outputs_and_parses_each_text_once(tmp_path):
     assert 0.85 < dea_gold <= 1.0 and 0.8 < bleu_gold <= 1.0
     assert con.execute("select dea from submission_scores where run = 'again'").fetchone()[0] == dea_gold
     con.close()
+    from srlens.status import status
+
+    assert "; this build parsed on cpu" in status(wh)  # --device auto, and this machine has no GPU
 
     build(wh, echo=False, processor="stanza", stanza_dir=str(SHARED / "stanza"))  # nothing new to parse
     con = duckdb.connect(str(wh), read_only=True)
     assert con.execute("select count(*), max(parsed_at) from cache.parsed_texts").fetchone() == parsed_at
     con.close()
+    assert "; this build parsed nothing (every text was cached)" in status(wh)
 
     # A new run: the next build parses only its texts and scores only it (incremental), and gives
     # the scores a full rebuild gives.

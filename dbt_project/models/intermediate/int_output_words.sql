@@ -1,7 +1,7 @@
 {{ incremental_by_submission() }}
 -- Every output sentence as words (SPEC section 6), from one of three sources:
 --   conllu runs: the user's own parse;
---   processor 'stanza': the stanza parse cached by srlens/processing.py;
+--   processor 'stanza': the stanza parse cached by srlens/processing/;
 --   processor 'aligned': udfs/aligned.py splits the text into the reference treebank's
 --     tokens and syntactic words (multiword tokens expanded) and maps each word to the
 --     reference word with the same form (NFC, casefolded; k-th occurrence to k-th), taking

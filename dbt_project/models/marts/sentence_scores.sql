@@ -33,7 +33,7 @@ select
     u.acc.reorder_accuracy,
     l.rule_score,   -- L'AMBRE (SPEC 9); NULL for a missing sentence or a run without a parse
     x.processor,
-    -- 'chunked': an output too long to parse whole (srlens/processing.py max_words) was parsed in chunks.
+    -- 'chunked': an output too long to parse whole (srlens/processing/models.py max_words) was parsed in chunks.
     case when o.is_missing then 'missing' when pt.chunks > 1 then 'chunked' else 'ok' end as processing_status,
     {{ string_literal(var("bleu_nltk_version")) }} as bleu_nltk_version,
     h.fluency_z,   -- mean annotator z-score (SPEC 10); NULL where no human judged the sentence
