@@ -97,7 +97,7 @@ def test_dbt_ends_with_the_file_closed_and_its_own_exit_codes(tmp_path):
     """srlens.dbt_main ends dbt's process without tearing the interpreter down, but only after the
     exit handlers: DuckDB's file is closed and checkpointed (no WAL is left to lose at the swap)."""
     warehouse = tmp_path / "wh.duckdb"
-    dbt_vars = prepare(warehouse, "aligned", None, False)
+    dbt_vars, _device = prepare(warehouse, "aligned", None, False)
     ok, output = run_dbt(["run", "--select", "stg_submissions", "--vars", json.dumps(dbt_vars)], warehouse, tmp_path)
     assert ok, output[-3000:]
     assert not Path(f"{warehouse}.wal").exists()
