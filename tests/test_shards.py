@@ -1,8 +1,12 @@
 """Parsing in shards (srlens parse --shard K/N, srlens load-parses): real stanza, real DuckDB files."""
 
 import datetime
+import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
@@ -299,3 +303,54 @@ def test_load_parses_refuses_a_text_parsed_two_ways(loaded, good, tmp_path, caps
     assert (
         f"loaded the parses of {table.num_rows} texts from 2 files (0 were cached already)" in capsys.readouterr().out
     )
+
+
+STOPPED_PARSE = """
+import sys
+import srlens.processing.parse
+from srlens.processing.shards import parse_shard
+srlens.processing.parse.TEXTS_PER_WORKER = 1  # a worker process even for this handful of texts
+try:
+    parse_shard(sys.argv[1], 1, 1, sys.argv[2], sys.argv[3], "cpu", batch_size=2, progress=False)
+except KeyboardInterrupt:
+    sys.exit(130)
+"""
+
+
+def children(pid):
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def gone(pid, seconds=20):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z"):
+                return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_a_killed_parse_leaves_no_worker_and_sigterm_no_temporary_file(loaded, how, tmp_path):
+    env = dict(os.environ, SRLENS_STANZA_WORKERS="2", SRLENS_TEST_STOP_AT="shard", SRLENS_STANZA_MAX_WORDS="20")
+    out = tmp_path / "p.parquet"
+    parse = subprocess.Popen([sys.executable, "-c", STOPPED_PARSE, loaded["warehouse"], out, loaded["models"]], env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while Path(f"/proc/{parse.pid}/stat").read_text().split(") ")[1][0] != "T":  # stopped at its first write
+            assert parse.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        workers = children(parse.pid)
+        assert workers and list(tmp_path.glob(".p.parquet.*.tmp"))
+        os.kill(parse.pid, how)
+        os.kill(parse.pid, signal.SIGCONT)
+        assert parse.wait(60) == (130 if how == signal.SIGTERM else -signal.SIGKILL)
+        assert all(gone(w) for w in workers)
+        if how == signal.SIGTERM:
+            assert not list(tmp_path.glob(".*.tmp")) and not out.exists()
+    finally:
+        parse.kill()
+        parse.wait()

@@ -22,16 +22,19 @@ text already cached is skipped, so loading a file twice leaves one copy.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
+import signal
+import threading
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from srlens.loaders.errors import printable
-from srlens.loaders.store import is_warehouse_file, open_for_write, require_warehouse, transaction
+from srlens.loaders.store import is_warehouse_file, open_for_write, require_warehouse, stop_point, transaction
 from srlens.processing.cache import OUTPUT_TEXTS_SQL, TEXTS_SCHEMA, WORDS_SCHEMA, ensure_cache_schema, pending_texts
 from srlens.processing.models import MAX_WORDS_ENV, ProcessingError, max_words, spec_id
 from srlens.processing.parse import resolve_device
@@ -70,11 +73,12 @@ def parse_shard(warehouse, shard, shards, out, model_dir=None, device="auto", ba
     temporary = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     metadata = {"srlens": json.dumps({"format": FORMAT, "shard": f"{shard}/{shards}"})}
     try:
-        with pq.ParquetWriter(temporary, PARSE_FILE_SCHEMA.with_metadata(metadata)) as writer:
+        with terminate_as_interrupt(), pq.ParquetWriter(temporary, PARSE_FILE_SCHEMA.with_metadata(metadata)) as writer:
 
             def flush(rows):
                 if len(rows):
                     writer.write_table(_table(rows))
+                    stop_point("shard")
                 rows.__init__()
 
             for spec, processor, _, mine in work:
@@ -87,6 +91,24 @@ def parse_shard(warehouse, shard, shards, out, model_dir=None, device="auto", ba
     finally:
         temporary.unlink(missing_ok=True)
     return result
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt():
+    """SIGTERM (a scheduler cancelling the job) handled as Ctrl-C: the temporary file removed, the
+    workers stopped."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():  # only the main thread takes signals
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _table(rows):
