@@ -16,8 +16,11 @@ processor) as a list of structs. Its key-value metadata `srlens` names the
 format, so that another Parquet file is refused rather than guessed at.
 
 `load_parses` merges such files into the cache in one transaction: every file is
-checked first (format, processor ids, texts), any problem loads nothing, and a
-text already cached is skipped, so loading a file twice leaves one copy.
+read whole with pyarrow (exactly the file named) and checked first (format,
+processor ids, texts, each text's word rows set-based in SQL, one parse per
+text across the files), any problem loads nothing, and a text already cached is
+skipped, so loading a file twice leaves one copy. `parse_shard` writes only a
+new file or a parse file, never the warehouse or one of its files.
 """
 
 from __future__ import annotations
@@ -217,9 +220,8 @@ def load_parses(warehouse, paths, model_dir=None):
                 from (select text_hash, processor, unnest(parsed_words) as w from new_parses)""")
             added = con.execute("select count(*) from new_parses").fetchall()[0][0]
             con.execute("drop table new_parses")
-        total = con.execute("select count(*) from (select distinct text_hash, processor from parse_files)").fetchall()[
-            0
-        ][0]
+        distinct = "select count(*) from (select distinct text_hash, processor from parse_files)"
+        total = con.execute(distinct).fetchall()[0][0]
         con.unregister("parse_files")
     return added, total - added
 
