@@ -84,6 +84,23 @@ def resolve(warehouse, create=False):
     return path
 
 
+def warehouse_files(warehouse):
+    """The warehouse file and the files srlens and DuckDB keep beside it (its write-ahead log, the
+    writer lock, a build's copy and its log), by real path: no output may be written over one."""
+    real = Path(warehouse).resolve()
+    building = real.with_name(f".{real.name}.building")
+    return (real, Path(f"{real}.wal"), Path(f"{real}.lock"), building, Path(f"{building}.wal"))
+
+
+def is_warehouse_file(path, warehouse):
+    """Whether `path` names the warehouse or one of its companion files, by any name (symlinks, hard links)."""
+    path = Path(path)
+    own = warehouse_files(warehouse)
+    if path.resolve() in own:
+        return True
+    return path.exists() and any(f.exists() and os.path.samefile(path, f) for f in own)
+
+
 @contextlib.contextmanager
 def writer_lock(warehouse, create=False):
     """Serialize loads and builds on one warehouse (a build swaps the file); yields its real path.

@@ -77,8 +77,9 @@ _PR_SET_PDEATHSIG = 1
 _libc = ctypes.CDLL(None, use_errno=True)  # loaded before any fork: the child only calls it
 
 
-def _die_with_parent(parent_pid):
-    """preexec_fn of dbt: the kernel SIGKILLs it when the build process dies, even by SIGKILL."""
+def die_with_parent(parent_pid):
+    """preexec_fn of dbt (and the start of a parse worker): the kernel SIGKILLs the child when its
+    parent dies, even by SIGKILL."""
 
     def preexec():
         _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -113,7 +114,7 @@ def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True, 
         stderr=subprocess.STDOUT,
         text=True,
         process_group=0,
-        preexec_fn=_die_with_parent(os.getpid()),
+        preexec_fn=die_with_parent(os.getpid()),
     )
     lines = []
     try:

@@ -26,6 +26,7 @@ import duckdb
 
 from srlens import sandbox
 from srlens.definitions import MINING_VIEWS
+from srlens.loaders.store import is_warehouse_file
 
 
 class SuggestError(ValueError):
@@ -192,9 +193,7 @@ def _check_out(out, warehouse, force):
     """--out must be a new file (or, with --force, any file but the warehouse's, whatever its name)."""
     if out.is_dir():
         raise SuggestError(f"--out {out}: is a folder; name the .conllu file to write")
-    real = Path(warehouse).resolve()
-    own = (real, real.with_name(f"{real.name}.wal"))  # the warehouse and its write-ahead log
-    if out.resolve() in own or any(f.exists() and out.exists() and os.path.samefile(out, f) for f in own):
+    if is_warehouse_file(out, warehouse):
         raise SuggestError(f"--out {out}: is the warehouse {warehouse} (or another name of it); name another file")
     if out.exists() and not force:  # it may be the treebank itself
         raise SuggestError(f"--out {out}: exists; name a new file, or give --force to replace it")

@@ -1,7 +1,12 @@
 """Parsing in shards (srlens parse --shard K/N, srlens load-parses): real stanza, real DuckDB files."""
 
+import datetime
+import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
@@ -164,8 +169,188 @@ def test_load_parses_refuses_foreign_files_and_loads_nothing(loaded, monkeypatch
     )
     forged = dict(rows[0], text_hash="0" * 64)
     pq.write_table(pa.Table.from_pylist([forged], schema=table.schema), tmp_path / "forged.parquet")
-    assert "1 malformed rows" in refused(warehouse, models, tmp_path / "forged.parquet", capsys)
+    assert "1 malformed texts, e.g. row 1 (text_hash 000000000000): text_hash is not sha256(text)" in refused(
+        warehouse, models, tmp_path / "forged.parquet", capsys
+    )
 
     # One bad file among good ones loads nothing at all.
     assert load(warehouse, models, good, tmp_path / "stranger.parquet") == 2
     assert cache_tables(warehouse) == []
+
+
+def test_parse_refuses_an_out_that_is_no_parse_file(loaded, tmp_path, capsys):
+    """Checked before parsing: the warehouse and its files by any name, folders, files of the user's."""
+    warehouse = tmp_path / "w.duckdb"
+    warehouse.write_bytes(loaded["warehouse"].read_bytes())
+    before = warehouse.read_bytes()
+    for companion in ("w.duckdb.wal", "w.duckdb.lock", ".w.duckdb.building"):
+        (tmp_path / companion).write_text("kept")
+    (tmp_path / "link.duckdb").symlink_to(warehouse)
+    (tmp_path / "hard.duckdb").hardlink_to(warehouse)
+    (tmp_path / "notes.txt").write_text("mine")
+    (tmp_path / "folder").mkdir()
+    cases = {
+        warehouse: "is the warehouse",
+        tmp_path / "link.duckdb": "is the warehouse",
+        tmp_path / "hard.duckdb": "is the warehouse",
+        tmp_path / "w.duckdb.wal": "is the warehouse",
+        tmp_path / "w.duckdb.lock": "is the warehouse",
+        tmp_path / ".w.duckdb.building": "is the warehouse",
+        tmp_path / "notes.txt": "exists and is no parse file",
+        tmp_path / "folder": "is a folder",
+        tmp_path / "folder" / "..": "is a folder",
+        ".": "is a folder",
+        "/": "is a folder",
+        "": "is a folder",
+    }
+    for out, said in cases.items():
+        assert parse(warehouse, "1/50", out, loaded["models"]) == 2, out
+        err = capsys.readouterr().err
+        assert err.startswith("srlens: error: ") and said in err and err.count("\n") == 1, (out, err)
+    assert warehouse.read_bytes() == before
+    assert all((tmp_path / c).read_text() == "kept" for c in ("w.duckdb.wal", "w.duckdb.lock", ".w.duckdb.building"))
+    assert (tmp_path / "notes.txt").read_text() == "mine" and not list(tmp_path.glob(".*.tmp"))
+    # A parse file may be replaced.
+    out = tmp_path / "p.parquet"
+    assert parse(warehouse, "1/50", out, loaded["models"]) == 0
+    assert parse(warehouse, "2/50", out, loaded["models"]) == 0
+    assert "(shard 2/50" in capsys.readouterr().out
+
+
+@pytest.fixture
+def good(loaded, monkeypatch, tmp_path):
+    """A fresh warehouse and its parse file (every text), with the chunk limit the file was parsed with."""
+    monkeypatch.setenv("SRLENS_STANZA_MAX_WORDS", "20")
+    warehouse = fresh(loaded, f"w{len(list(loaded['root'].glob('w*.duckdb')))}")
+    path = tmp_path / "good.parquet"
+    assert parse(warehouse, "1/1", path, loaded["models"]) == 0
+    return warehouse, path, pq.read_table(path)
+
+
+def write_rows(table, rows, path):
+    """Rows (dicts) as a parse file, srlens's mark kept."""
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    return path
+
+
+def test_load_parses_reads_the_named_file_not_a_glob(loaded, good, tmp_path, capsys):
+    warehouse, path, table = good
+    named = tmp_path / "p[1].parquet"
+    named.write_bytes(path.read_bytes())
+    other = dict(table.to_pylist()[0], text="Nobody wrote this .")
+    write_rows(table, [other], tmp_path / "p1.parquet")  # what the glob p[1].parquet matches
+    capsys.readouterr()
+    assert load(warehouse, loaded["models"], named) == 0
+    assert f"loaded the parses of {table.num_rows} texts" in capsys.readouterr().out
+
+
+def one_sentence(table):
+    return next(r for r in table.to_pylist() if r["sentences"] == 1 and r["words"] >= 3)
+
+
+def test_load_parses_refuses_word_rows_that_are_no_parse(loaded, good, tmp_path, capsys):
+    warehouse, _, table = good
+    row = one_sentence(table)
+    words = row["parsed_words"]
+    nonroot = next(i for i, w in enumerate(words) if w["head"] != 0)
+
+    def word(i, **changed):
+        return dict(row, parsed_words=[dict(w, **changed) if j == i else w for j, w in enumerate(words)])
+
+    cases = [
+        ("word_idx is not 1..words in order", word(0, word_idx=2)),
+        ("a head is not in 0..words", word(0, head=len(words) + 1)),
+        ("a head is not in 0..words", word(nonroot, head=None)),
+        ("token_idx is not >= 1 and non-decreasing", word(0, token_idx=0)),
+        ("token_idx is not >= 1 and non-decreasing", word(len(words) - 1, token_idx=1)),
+        ("a form is NULL", word(1, form=None)),
+        ("roots (head 0) are not one a sentence", word(nonroot, head=0)),
+        ("words is not at least 1", dict(row, words=0, parsed_words=[])),
+        ("sentences is not at least 1", dict(row, sentences=0)),
+        ("chunks is not at least 1", dict(row, chunks=None)),
+        ("a required field is NULL", dict(row, parsed_at=None)),
+    ]
+    for said, bad in cases:
+        path = write_rows(table, [bad], tmp_path / "bad.parquet")
+        err = refused(warehouse, loaded["models"], path, capsys)
+        assert f"1 malformed texts, e.g. row 1 (text_hash {row['text_hash'][:12]}): " in err, err
+        assert said in err, (said, err)
+
+
+def test_load_parses_names_the_file_of_a_damaged_parquet(loaded, good, tmp_path, capsys):
+    warehouse, path, _ = good
+    data = bytearray(path.read_bytes())
+    data[4:400] = b"\x0e" * 396  # the first pages overwritten, the footer (schema, mark) kept
+    damaged = tmp_path / "damaged.parquet"
+    damaged.write_bytes(bytes(data))
+    refused(warehouse, loaded["models"], damaged, capsys)
+
+
+def test_load_parses_refuses_a_text_parsed_two_ways(loaded, good, tmp_path, capsys):
+    warehouse, path, table = good
+    row = one_sentence(table)
+    rest = [r for r in table.to_pylist() if r["text_hash"] != row["text_hash"]]
+    other = dict(row, parsed_words=[dict(w, deprel="dep") for w in row["parsed_words"]])
+    clash = write_rows(table, [*rest, other], tmp_path / "clash.parquet")
+    assert load(warehouse, loaded["models"], path, clash) == 2
+    err = capsys.readouterr().err
+    assert f"{path} row {table.to_pylist().index(row) + 1} and {clash} row {len(rest) + 1}: " in err, err
+    assert "the same text parsed differently (1 such pairs)" in err and err.count("\n") == 1
+    assert cache_tables(warehouse) == []
+    # The same parse twice, parsed at another time, is fine.
+    later = [dict(r, parsed_at=r["parsed_at"] + datetime.timedelta(hours=1)) for r in table.to_pylist()]
+    assert load(warehouse, loaded["models"], path, write_rows(table, later, tmp_path / "later.parquet")) == 0
+    assert (
+        f"loaded the parses of {table.num_rows} texts from 2 files (0 were cached already)" in capsys.readouterr().out
+    )
+
+
+STOPPED_PARSE = """
+import sys
+import srlens.processing.parse
+from srlens.processing.shards import parse_shard
+srlens.processing.parse.TEXTS_PER_WORKER = 1  # a worker process even for this handful of texts
+try:
+    parse_shard(sys.argv[1], 1, 1, sys.argv[2], sys.argv[3], "cpu", batch_size=2, progress=False)
+except KeyboardInterrupt:
+    sys.exit(130)
+"""
+
+
+def children(pid):
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def gone(pid, seconds=20):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z"):
+                return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_a_killed_parse_leaves_no_worker_and_sigterm_no_temporary_file(loaded, how, tmp_path):
+    env = dict(os.environ, SRLENS_STANZA_WORKERS="2", SRLENS_TEST_STOP_AT="shard", SRLENS_STANZA_MAX_WORDS="20")
+    out = tmp_path / "p.parquet"
+    parse = subprocess.Popen([sys.executable, "-c", STOPPED_PARSE, loaded["warehouse"], out, loaded["models"]], env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while Path(f"/proc/{parse.pid}/stat").read_text().split(") ")[1][0] != "T":  # stopped at its first write
+            assert parse.poll() is None and time.monotonic() < deadline
+            time.sleep(0.1)
+        workers = children(parse.pid)
+        assert workers and list(tmp_path.glob(".p.parquet.*.tmp"))
+        os.kill(parse.pid, how)
+        os.kill(parse.pid, signal.SIGCONT)
+        assert parse.wait(60) == (130 if how == signal.SIGTERM else -signal.SIGKILL)
+        assert all(gone(w) for w in workers)
+        if how == signal.SIGTERM:
+            assert not list(tmp_path.glob(".*.tmp")) and not out.exists()
+    finally:
+        parse.kill()
+        parse.wait()

@@ -253,7 +253,7 @@ class Parser:
                 self.workers - 1,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_start_worker,
-                initargs=(self.spec, self.device),
+                initargs=(self.spec, self.device, os.getpid()),
             )
         self._threads = torch.get_num_threads()
         torch.set_num_threads(1 if self.workers > 1 else torch_threads())
@@ -288,11 +288,14 @@ class Parser:
 _worker: dict = {}  # a worker process's pipeline (or the error that prevented it), and its load time
 
 
-def _start_worker(spec, device):
+def _start_worker(spec, device, parent_pid):
     import signal  # noqa: PLC0415
 
     import torch  # noqa: PLC0415
 
+    from srlens.build import die_with_parent  # noqa: PLC0415
+
+    die_with_parent(parent_pid)()  # a parent killed outright (SIGKILL) leaves no worker behind
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the pool
     torch.set_num_threads(1)  # the processes are the parallelism
     started = time.perf_counter()
