@@ -84,12 +84,20 @@ def resolve(warehouse, create=False):
     return path
 
 
+def beside(warehouse, part):
+    """A file srlens keeps hidden beside the warehouse file: `.NAME.part` (a build's copy, its pid file,
+    dbt's work folder; srlens/build.py BuildFiles)."""
+    warehouse = Path(warehouse)
+    return warehouse.parent / f".{warehouse.name}.{part}"
+
+
 def warehouse_files(warehouse):
     """The warehouse file and the files srlens and DuckDB keep beside it (its write-ahead log, the
-    writer lock, a build's copy and its log), by real path: no output may be written over one."""
+    writer lock, a build's copy, its log and its pid file), by real path: no output may be written
+    over one."""
     real = Path(warehouse).resolve()
-    building = real.with_name(f".{real.name}.building")
-    return (real, Path(f"{real}.wal"), Path(f"{real}.lock"), building, Path(f"{building}.wal"))
+    building, pid = beside(real, "building"), beside(real, "build.pid")
+    return (real, Path(f"{real}.wal"), Path(f"{real}.lock"), building, Path(f"{building}.wal"), pid)
 
 
 def is_warehouse_file(path, warehouse):

@@ -34,7 +34,7 @@ import duckdb
 
 from srlens import build_vars, processing
 from srlens.build_vars import NLTK_COMPAT_VERSION, PROCESSOR_ENV, PROCESSORS  # declared there for the command line
-from srlens.loaders.store import connect, ensure_raw_schema, stop_point, utc_now, writer_lock
+from srlens.loaders.store import beside, connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
 from srlens.signature import signature
 
@@ -208,10 +208,9 @@ class BuildFiles:
     """The files a build writes beside the warehouse `.NAME.*`: all but the dbt work folder are temporary."""
 
     def __init__(self, warehouse):
-        hidden = warehouse.parent / f".{warehouse.name}"
-        self.building = Path(f"{hidden}.building")  # the copy dbt builds into
-        self.work_dir = Path(f"{hidden}.dbt")  # dbt's target/ and logs/, kept between builds
-        self.pid = Path(f"{hidden}.build.pid")  # "PID START_TIME" of the running build
+        self.building = beside(warehouse, "building")  # the copy dbt builds into
+        self.work_dir = beside(warehouse, "dbt")  # dbt's target/ and logs/, kept between builds
+        self.pid = beside(warehouse, "build.pid")  # "PID START_TIME" of the running build
         # The copy's write-ahead log and DuckDB's spill folder.
         self.temporary = (self.building, Path(f"{self.building}.wal"), Path(f"{self.building}.tmp"), self.pid)
 
