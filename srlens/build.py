@@ -17,7 +17,6 @@ with the build (its own process group, and PR_SET_PDEATHSIG).
 """
 
 import contextlib
-import ctypes
 import errno
 import hashlib
 import json
@@ -34,6 +33,7 @@ import duckdb
 
 from srlens import build_vars, processing
 from srlens.build_vars import NLTK_COMPAT_VERSION, PROCESSOR_ENV, PROCESSORS  # declared there for the command line
+from srlens.children import die_with_parent
 from srlens.loaders.store import beside, connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
 from srlens.signature import signature
@@ -71,22 +71,6 @@ def dbt_environment(build_path, work_dir, extra_env=None):
         }
     )
     return env
-
-
-_PR_SET_PDEATHSIG = 1
-_libc = ctypes.CDLL(None, use_errno=True)  # loaded before any fork: the child only calls it
-
-
-def die_with_parent(parent_pid):
-    """preexec_fn of dbt (and the start of a parse worker): the kernel SIGKILLs the child when its
-    parent dies, even by SIGKILL."""
-
-    def preexec():
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != parent_pid:  # the build died before prctl took effect
-            os._exit(1)
-
-    return preexec
 
 
 def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True, extra_env=None):

@@ -293,7 +293,7 @@ def _start_worker(spec, device, parent_pid):
 
     import torch  # noqa: PLC0415
 
-    from srlens.build import die_with_parent  # noqa: PLC0415
+    from srlens.children import die_with_parent  # noqa: PLC0415
 
     die_with_parent(parent_pid)()  # a parent killed outright (SIGKILL) leaves no worker behind
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the pool
