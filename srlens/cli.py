@@ -100,7 +100,8 @@ def positive_int(text):
 def shard(text):
     """K/N of `parse --shard`: shard K of N, 1 <= K <= N."""
     k, sep, n = text.partition("/")
-    if not (sep and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+    digits = lambda x: x.isascii() and x.isdigit()  # noqa: E731 (isdigit alone takes '１', '²')
+    if not (sep and digits(k) and digits(n) and 1 <= int(k) <= int(n)):
         raise argparse.ArgumentTypeError(f"expected K/N with 1 <= K <= N, e.g. 3/8, got {text!r}")
     return int(k), int(n)
 
@@ -309,7 +310,11 @@ def parser():
         "load-parses. Example (a SLURM array, README): srlens parse --shard "
         "$SLURM_ARRAY_TASK_ID/8 parses/$SLURM_ARRAY_TASK_ID.parquet",
     )
-    c.add_argument("out", metavar="OUT.parquet", help="the Parquet file to write (replaced if it exists)")
+    c.add_argument(
+        "out",
+        metavar="OUT.parquet",
+        help="the Parquet file to write: a new file, or a parse file to replace (any other file is refused)",
+    )
     c.add_argument("--shard", required=True, type=shard, metavar="K/N", help="shard K of N, 1 <= K <= N")
     c.add_argument(
         "--stanza-dir",

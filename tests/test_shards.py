@@ -104,7 +104,7 @@ def test_two_shards_loaded_give_the_cache_the_build_makes(loaded, monkeypatch, c
     assert load(warehouse, models, root / "none.parquet") == 0
 
 
-@pytest.mark.parametrize("bad", ["0/2", "3/2", "1/0", "a/b", "2", "1/2/3", "1/-2", ""])
+@pytest.mark.parametrize("bad", ["0/2", "3/2", "1/0", "a/b", "2", "1/2/3", "1/-2", "", "１/２", "²/3"])
 def test_shard_must_be_k_of_n(bad, tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "srlens.cli", "--warehouse", tmp_path / "w", "parse", "--shard", bad, "o.parquet"],
