@@ -275,6 +275,36 @@ def test_pairwise_spearman_udf_equals_scipy_bit_for_bit():
     assert 1000 < defined < len(rows) - 1000  # both defined and undefined cases were met
 
 
+def test_pairwise_spearman_udf_reuses_ranks_only_of_equal_samples():
+    """As metric_correlations calls it: every pair of a run's variables, so one variable's list comes
+    again and again, with and without NULLs on the other side; ranks kept for one sample must never
+    serve another (same values in another order, one value changed, a NULL more)."""
+    from srlens.udfs import stats as udf_stats
+
+    draw = random.Random(26)
+    base = [float(draw.randint(0, 5)) for _ in range(40)]
+    variables = [
+        base,
+        base[::-1],
+        [*base[:-1], base[-1] + 1],
+        [None if k % 7 == 0 else x for k, x in enumerate(base)],
+        [draw.random() for _ in range(40)],
+        [None if k % 3 == 0 else draw.random() for k in range(40)],
+    ]
+    rows = [(a, b) for a in variables for b in variables]
+    con = duckdb.connect()
+    udf_stats.register(con)
+    con.execute("create table t (k integer, xs double[], ys double[])")
+    con.executemany("insert into t values (?, ?, ?)", [(k, xs, ys) for k, (xs, ys) in enumerate(rows)])
+    got = con.execute(
+        "select k, r.n, r.rho, r.p_value from (select k, srlens_spearman_pairwise(xs, ys) r from t) order by k"
+    ).fetchall()
+    con.close()
+    for (k, n, rho, p), (xs, ys) in zip(got, rows):
+        pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+        assert (n, rho, p) == expected_spearman([x for x, _ in pairs], [y for _, y in pairs]), k
+
+
 def sentence_vectors(con):
     """{submission_id: {variable: {sent_idx: value}}}, from sentence_scores and sentence_complexity."""
     present = {
