@@ -11,24 +11,7 @@
 -- k-th); an unmapped word belongs to no treelet. int_sentence_udf_scores aligns the units.
 -- The words meet on integer ids of the reference sentences and outputs, not on (corpus,
 -- submission_id) names, and each output word finds its lemma's reference positions in one join.
-with scored as (
-    select submission_id, corpus, sent_idx
-    from {{ ref('int_scored_outputs') }}
-    where {{ changed_submission() }}
-),
-
-reference_sentences as (
-    select corpus, sent_idx, row_number() over (order by corpus, sent_idx) as reference_id
-    from (select distinct corpus, sent_idx from scored)
-),
-
-outputs as (
-    select
-        s.submission_id, s.corpus, s.sent_idx, r.reference_id,
-        row_number() over (order by s.submission_id, s.sent_idx) as output_id
-    from scored s
-    join reference_sentences r using (corpus, sent_idx)
-),
+with {{ numbered_outputs() }},
 
 reference as (
     select s.reference_id, w.pos, w.head_pos, w.lemma_lower

@@ -8,24 +8,7 @@
 -- triple and is dropped). The triples and their ranks are computed once per reference sentence.
 with
 
-scored as (
-    select submission_id, corpus, sent_idx
-    from {{ ref('int_scored_outputs') }}
-    where {{ changed_submission() }}
-),
-
-reference_sentences as (
-    select corpus, sent_idx, row_number() over (order by corpus, sent_idx) as reference_id
-    from (select distinct corpus, sent_idx from scored)
-),
-
-outputs as (
-    select
-        s.submission_id, s.corpus, s.sent_idx, r.reference_id,
-        row_number() over (order by s.submission_id, s.sent_idx) as output_id
-    from scored s
-    join reference_sentences r using (corpus, sent_idx)
-),
+{{ numbered_outputs() }},
 
 reference_words as (
     select s.reference_id, w.pos, w.lemma_lower, min(w.pos) over (partition by s.reference_id, w.lemma_lower) as token

@@ -7,27 +7,8 @@
 -- totals come from the length alone). Each n-gram is packed into one integer key (macro
 -- packed_ngrams), and an output's or a reference sentence's n-grams are grouped by integer ids
 -- (output_id, reference_id): grouping by the names costs several times more.
-with scored as (
-    select submission_id, corpus, sent_idx, len(out_lemmas) as hyp_len, len(ref_lemmas) as ref_len
-    from {{ ref('int_scored_outputs') }}
-    where has_reference and {{ changed_submission() }}  -- no BLEU without a reference (issue 17)
-),
-
-reference_sentences as (
-    select corpus, sent_idx, row_number() over (order by corpus, sent_idx) as reference_id
-    from (select distinct corpus, sent_idx from scored)
-),
-
--- Each output knows its reference sentence's id before it meets its words: the words then join on
--- integers. (Joined to the words by (corpus, sent_idx), the planner matched on sent_idx alone,
--- 30 times the words, before it compared the corpus.)
-outputs as (
-    select
-        o.submission_id, o.sent_idx, o.hyp_len, o.ref_len, s.reference_id,
-        row_number() over (order by o.submission_id, o.sent_idx) as output_id
-    from scored o
-    join reference_sentences s using (corpus, sent_idx)
-),
+-- (no BLEU without a reference, issue 17)
+with {{ numbered_outputs(['len(out_lemmas) as hyp_len', 'len(ref_lemmas) as ref_len'], where='has_reference') }},
 
 reference_words as (
     select
