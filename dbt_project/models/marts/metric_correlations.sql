@@ -16,13 +16,13 @@ with vals as (
 ),
 
 -- every sentence of the run that has any value, in order, one column per variable (its ordinal in
--- int_corr_sentence_values, the order of `variables`): NULL where it has no value
+-- int_corr_sentence_values, the order of `variables`; it has one value or none): NULL where it has no value
 sentence_rows as (
     select
         submission_id,
         sent_idx,
     {%- for variable in variables %}
-        any_value(value) filter (where ordinal = {{ loop.index }}) as v{{ loop.index }}{{ ',' if not loop.last }}
+        max(value) filter (where ordinal = {{ loop.index }}) as v{{ loop.index }}{{ ',' if not loop.last }}
     {%- endfor %}
     from vals
     group by submission_id, sent_idx
