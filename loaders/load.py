@@ -10,12 +10,12 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from srlens.loaders.conllu_reader import read_conllu
+from srlens.loaders.conllu_reader import CONLLU_COLUMNS, read_conllu
 from srlens.loaders.errors import LoadError
 from srlens.loaders.human import drop_judgments_of_changed_texts, drop_system_scores, run_text_fingerprint
 from srlens.loaders.names import check_name, submission_id
 from srlens.loaders.outputs_reader import read_run
-from srlens.loaders.store import insert_columns, open_for_write, transaction, utc_now
+from srlens.loaders.store import insert_columns, insert_lines, open_for_write, transaction, utc_now
 
 __all__ = [
     "LoadedRun",
@@ -58,7 +58,7 @@ def load_treebank(warehouse, path, corpus, language=None):
             con.execute(f"delete from {table} where corpus = ?", [corpus])
         n = treebank.sentence_count
         insert_columns(con, "raw.sentences", {"corpus": [corpus] * n, **treebank.sentences})
-        insert_columns(con, "raw.tokens", {"corpus": [corpus] * len(treebank.tokens["id"]), **treebank.tokens})
+        insert_treebank_tokens(con, "raw.tokens", {"corpus": corpus}, treebank, treebank.token_sent_idx)
         con.execute(
             "insert into raw.treebank_files values (?, ?, ?, ?, ?, ?, ?)",
             [corpus, language, str(path), treebank.sha256, n, treebank.words, utc_now()],
@@ -357,13 +357,12 @@ def _insert_output_tokens(con, sub_id, run_file, rows):
     """Token lines of an already parsed run, keyed by the reference sentence they realize."""
     line_to_ref = dict(zip(rows["line_no"], rows["sent_idx"]))
     ref_of_file_idx = [line_to_ref[line] for line in run_file.conllu.sentences["first_line"]]
-    tokens = run_file.conllu.tokens
-    insert_columns(
-        con,
-        "raw.output_tokens",
-        {
-            "submission_id": [sub_id] * len(tokens["sent_idx"]),
-            **tokens,
-            "sent_idx": [ref_of_file_idx[file_idx - 1] for file_idx in tokens["sent_idx"]],
-        },
-    )
+    treebank = run_file.conllu
+    sent_idx = [ref_of_file_idx[file_idx - 1] for file_idx in treebank.token_sent_idx]
+    insert_treebank_tokens(con, "raw.output_tokens", {"submission_id": sub_id}, treebank, sent_idx)
+
+
+def insert_treebank_tokens(con, table, constants, treebank, sent_idx):
+    """The token lines of a read CoNLL-U file into raw.tokens or raw.output_tokens (the same columns)."""
+    columns = {"sent_idx": sent_idx, "line_no": treebank.token_line_no}
+    insert_lines(con, table, constants, columns, treebank.token_lines, CONLLU_COLUMNS)
