@@ -185,7 +185,9 @@ def store_run(
             ],
         )
         dropped = drop_judgments_of_changed_texts(con, campaign, corpus, team, run)
-        if run_text_fingerprint(con, sub_id) != old_text:  # a new run, or other text: no score judged it
+        # A new run, or other text: no score judged it. A new run needs no second fingerprint: a loaded
+        # run has one (its reference has sentences), so it differs from None.
+        if old_text is None or run_text_fingerprint(con, sub_id) != old_text:
             dropped += drop_system_scores(con, campaign, corpus, team, run)
     return LoadedRun(len(reference) - missing, missing, dropped)
 
