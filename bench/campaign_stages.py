@@ -8,6 +8,7 @@ and writes its result as JSON. The researcher stage also checks that the per-sen
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import resource
@@ -44,7 +45,10 @@ def _fresh_warehouse(warehouse):
 
 
 def stage_load(work, warehouse):
-    from srlens.loaders.load import load_outputs, load_treebank
+    """The treebanks one load-treebank each, then the runs as a campaign's organizers would: one
+    load-campaign with a CSV manifest per campaign (one process, one connection, one transaction per run)."""
+    from srlens.loaders.campaign import load_campaign
+    from srlens.loaders.load import load_treebank
 
     work, manifest = _paths(work)
     _fresh_warehouse(warehouse)
@@ -54,12 +58,17 @@ def stage_load(work, warehouse):
         if number % 10 == 0 or number == len(manifest["corpora"]):
             log(f"load: {number}/{len(manifest['corpora'])} treebanks")
     treebanks_s = time.perf_counter() - started
-    for number, run in enumerate(manifest["runs"], start=1):
-        load_outputs(
-            warehouse, work / run["path"], run["corpus"], run["team"], run["run"], campaign=run["campaign"], fmt="text"
-        )
-        if number % 25 == 0 or number == len(manifest["runs"]):
-            log(f"load: {number}/{len(manifest['runs'])} runs")
+    for campaign in sorted({run["campaign"] for run in manifest["runs"]}):
+        runs = [run for run in manifest["runs"] if run["campaign"] == campaign]
+        csv_path = Path(warehouse).parent / f".{campaign}.manifest.csv"
+        with open(csv_path, "w", newline="") as out:
+            rows = csv.writer(out)
+            rows.writerow(["file", "corpus", "team", "run", "format"])
+            rows.writerows([work / r["path"], r["corpus"], r["team"], r["run"], "text"] for r in runs)
+        failed = [o for o in load_campaign(warehouse, csv_path, campaign) if o.error is not None]
+        if failed:
+            raise RuntimeError(f"load-campaign {campaign}: {failed[0].error}")
+        log(f"load: {len(runs)} runs of {campaign}")
     return {
         "seconds": time.perf_counter() - started,
         "treebanks_seconds": treebanks_s,
