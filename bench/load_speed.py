@@ -89,6 +89,48 @@ print(json.dumps(spent))
 """
 
 
+# Three ways to insert one corpus's token lines (this checkout's reader), CPU of insert + commit into a
+# new warehouse file, best of 5: bound as DuckDB list parameters, through an Arrow table, or as text that
+# DuckDB splits (store.insert_lines, what loads use). Then the import of pyarrow, in a fresh process.
+INSERTS = """
+import json, resource, sys
+from pathlib import Path
+from srlens.loaders import store
+from srlens.loaders.conllu_reader import read_conllu
+from srlens.loaders.load import insert_treebank_tokens
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+treebank, folder = read_conllu(sys.argv[1]), Path(sys.argv[2])
+columns = {"corpus": ["c"] * len(treebank.token_lines), **treebank.tokens}
+def arrow(con):
+    import pyarrow
+    tokens = pyarrow.table(columns)
+    con.execute("insert into raw.tokens by name select * from tokens")
+ways = {
+    "list parameters (store.insert_columns)": lambda con: store.insert_columns(con, "raw.tokens", columns),
+    "an Arrow table": arrow,
+    "text split by DuckDB (store.insert_lines)": lambda con: insert_treebank_tokens(
+        con, "raw.tokens", {"corpus": "c"}, treebank, treebank.token_sent_idx),
+}
+best, rows = {}, {}
+for name, insert in ways.items():
+    for attempt in range(5):
+        warehouse = folder / f"{attempt}.duckdb"
+        con = store.connect(warehouse)
+        store.ensure_raw_schema(con)
+        start = cpu()
+        con.execute("begin")
+        insert(con)
+        con.execute("commit")
+        best[name] = min(best.get(name, 9e9), cpu() - start)
+        rows[name] = con.execute("select * from raw.tokens order by line_no").fetchall()
+        con.close()
+        warehouse.unlink()
+print(json.dumps({"cpu": best, "same rows": len({repr(r) for r in rows.values()}) == 1, "rows": len(columns["id"])}))
+"""
+
+
 def run(tree, args, cwd):
     """(wall, CPU, stdout) of `python ARGS` with PYTHONPATH=tree, in a fresh process."""
     env = {**os.environ, "PYTHONPATH": str(tree), "TQDM_DISABLE": "1"}
@@ -128,6 +170,17 @@ def measure(tree, work, folder):
     one = [*cli, "w.duckdb", "load-outputs", work / run0["path"], "--corpus", run0["corpus"]]
     timed("one run", [*one, "--team", "bench", "--run", "one", "--campaign", "x"], folder / "w.duckdb")
     return out
+
+
+def measure_inserts(work, tmp):
+    """The INSERTS comparison on the campaign's largest corpus, and the CPU of `import pyarrow`."""
+    manifest = json.loads((work / "manifest.json").read_text())
+    corpus = max(manifest["corpora"], key=lambda c: c["words"])
+    folder = tmp / "inserts"
+    folder.mkdir()
+    inserts = json.loads(run(REPO, ["-c", INSERTS, work / corpus["path"], folder], folder)[2].splitlines()[-1])
+    inserts["corpus"] = corpus["name"]
+    return inserts, min(run(REPO, ["-c", "import pyarrow"], folder)[1] for _ in range(3))
 
 
 def table(rows, sides):
@@ -189,6 +242,7 @@ def main():
                 parts[side] = json.loads(stdout.strip().splitlines()[-1])
         finally:
             subprocess.run(["git", "-C", REPO, "worktree", "remove", "--force", old_tree], check=True)
+        inserts, pyarrow_cpu = measure_inserts(work, tmp)
     where = "; ".join(
         f"{side}: reading and validating {p['read and validate']:.2f} s, inserts {p['insert']:.2f} s, the rest "
         f"{p['all'] - p['read and validate'] - p['insert']:.2f} s, of {p['all']:.2f} s"
@@ -201,7 +255,12 @@ def main():
         f"{sys.version.split()[0]}, {os.cpu_count()} cores.\n\n"
         + table(rows, list(sides))
         + "\n\nWhere the CPU of the 30 treebank loads goes (load_treebank of each, one process; the rest is "
-        f"connect, raw schema, delete, commit and the checkpoint at close). {where}.\n"
+        f"connect, raw schema, delete, commit and the checkpoint at close). {where}.\n\n"
+        f"The insert of one corpus's {inserts['rows']:,} token lines (`{inserts['corpus']}`), CPU of insert and "
+        "commit into a new warehouse file, best of 5 (same rows: "
+        f"{'yes' if inserts['same rows'] else 'NO'}): "
+        + ", ".join(f"{name} {cpu:.3f} s" for name, cpu in inserts["cpu"].items())
+        + f"; `import pyarrow` alone takes {pyarrow_cpu:.2f} s of CPU in a fresh process (best of 3).\n"
     )
     print(body)
     if args.doc:
