@@ -45,18 +45,16 @@ def _fresh_warehouse(warehouse):
 
 
 def stage_load(work, warehouse):
-    """The treebanks one load-treebank each, then the runs as a campaign's organizers would: one
-    load-campaign with a CSV manifest per campaign (one process, one connection, one transaction per run)."""
+    """As a campaign's organizers would load it: the treebanks in one load-treebank (one transaction), then
+    the runs with one load-campaign and a CSV manifest per campaign (one connection, a transaction per run)."""
     from srlens.loaders.campaign import load_campaign
-    from srlens.loaders.load import load_treebank
+    from srlens.loaders.load import load_treebanks
 
     work, manifest = _paths(work)
     _fresh_warehouse(warehouse)
     started = time.perf_counter()
-    for number, corpus in enumerate(manifest["corpora"], start=1):
-        load_treebank(warehouse, work / corpus["path"], corpus["name"], language=corpus["language"])
-        if number % 10 == 0 or number == len(manifest["corpora"]):
-            log(f"load: {number}/{len(manifest['corpora'])} treebanks")
+    load_treebanks(warehouse, [(work / c["path"], c["name"], c["language"]) for c in manifest["corpora"]])
+    log(f"load: {len(manifest['corpora'])} treebanks")
     treebanks_s = time.perf_counter() - started
     for campaign in sorted({run["campaign"] for run in manifest["runs"]}):
         runs = [run for run in manifest["runs"] if run["campaign"] == campaign]

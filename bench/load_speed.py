@@ -4,8 +4,9 @@ Measures, each in a fresh process, alternating the two versions so that both see
 
   treebank   `srlens load-treebank` of one campaign corpus (2,000 sentences), into a new warehouse
   en_ewt     `srlens load-treebank` of UD en_ewt train (12,544 sentences, 204,585 token lines)
-  campaign   a campaign's load as bench/campaign.py's load stage does it: every treebank with
-             load_treebank, then the runs with load_campaign (a CSV manifest per campaign)
+  campaign   a campaign's load as bench/campaign.py's load stage does it: the treebanks with one
+             load_treebanks where the version has it (else load_treebank each), then the runs with
+             load_campaign (a CSV manifest per campaign)
   one run    `srlens load-outputs` of one plain-text run into the loaded campaign's warehouse
 
 and, for each version, where a treebank load's CPU goes: reading and validating in Python, the
@@ -41,13 +42,17 @@ TITLE = "Treebank and campaign loads (issue 18, session 26)"
 CAMPAIGN_LOAD = """
 import json, sys, time
 from pathlib import Path
+from srlens.loaders import load
 from srlens.loaders.campaign import load_campaign
-from srlens.loaders.load import load_treebank
 work, warehouse = Path(sys.argv[1]), Path(sys.argv[2])
 manifest = json.loads((work / "manifest.json").read_text())
 started = time.perf_counter()
-for corpus in manifest["corpora"]:
-    load_treebank(warehouse, work / corpus["path"], corpus["name"], language=corpus["language"])
+treebanks = [(work / c["path"], c["name"], c["language"]) for c in manifest["corpora"]]
+if hasattr(load, "load_treebanks"):  # one load-treebank of all files
+    load.load_treebanks(warehouse, treebanks)
+else:
+    for treebank in treebanks:
+        load.load_treebank(warehouse, *treebank)
 treebanks = time.perf_counter() - started
 for campaign in sorted({r["campaign"] for r in manifest["runs"]}):
     csv = warehouse.parent / f"{campaign}.csv"
@@ -191,7 +196,8 @@ def table(rows, sides):
     labels = {
         "treebank": "`srlens load-treebank`, one campaign corpus (2,000 sentences)",
         "en_ewt": "`srlens load-treebank`, en_ewt train (12,544 sentences)",
-        "campaign": "campaign load: 30 treebanks + 170 runs (load-campaign), one process",
+        "campaign": "campaign load: 30 treebanks (one load-treebank where a version takes several files, else "
+        "30) + 170 runs (load-campaign), one process",
         "one run": "`srlens load-outputs`, one run of 2,000 sentences",
     }
     for name, label in labels.items():
