@@ -2,8 +2,10 @@
 
 Each load reads and validates the whole input first, then replaces the rows of
 that corpus or run in one transaction: a failed load changes nothing, and
-loading the same input again leaves one copy. load_outputs loads one run;
-loaders/campaign.py loads many in one process through the same store_run.
+loading the same input again leaves one copy. load_treebanks loads several
+treebanks in one transaction, reading each in turn inside it (all or none).
+load_outputs loads one run; loaders/campaign.py loads many in one process
+through the same store_run.
 """
 
 import re
