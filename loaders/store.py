@@ -27,7 +27,11 @@ def connect(path):
     """A writing connection; creates the file in STORAGE_VERSION if it does not exist."""
     import duckdb  # noqa: PLC0415 (see the module's docstring)
 
-    return duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
+    # No DuckDB progress bar: a slow statement on a busy machine would print it into the load's
+    # own output (loads report their progress themselves).
+    con = duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
+    con.execute("set enable_progress_bar = false")
+    return con
 
 
 class WarehouseError(ValueError):
