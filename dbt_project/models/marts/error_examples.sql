@@ -54,10 +54,14 @@ relation_ranked as (
     qualify rank <= {{ k }}
 ),
 
--- Each run and view's max_subtrees-th highest suspicion (max(x, n): the n highest values): only
--- the subtrees at or above it can be among the most suspicious, so the window sorts those few.
+-- Each run and view's max_subtrees-th highest suspicion: only the subtrees at or above it can be
+-- among the most suspicious, so the window below sorts those few. (With max_subtrees 0 the index
+-- is 0, the cutoff NULL and no subtree is kept, as the window would keep none.)
 suspicion_cutoffs as (
-    select submission_id, view, max(suspicion, greatest({{ max_subtrees }}, 1))[-1] as cutoff
+    select
+        submission_id,
+        view,
+        list_sort(list(suspicion), 'DESC')[least({{ max_subtrees }}, count(*))] as cutoff
     from {{ ref('suspicious_subtrees') }}
     where is_suspicious and {{ changed_submission() }}
     group by submission_id, view
