@@ -25,7 +25,7 @@ from srlens.paths import REPORT_ASSETS_DIR
 from srlens.report import overview, runs, sentences
 from srlens.report.charts import RC
 from srlens.report.markup import page
-from srlens.report.queries import REQUIRED_MARTS, SQL_BUILD, SQL_RUNS, fetch
+from srlens.report.queries import REQUIRED_MARTS, RUN_QUERIES, SQL_BUILD, SQL_RUNS, ByRun, fetch
 from srlens.status import WarehouseError, mart_names, open_read_only
 
 ASSETS = ("report.css", "report.js")
@@ -91,15 +91,19 @@ def write_pages(con, staging, all_runs, report, index):
     """The run and sentence pages, the assets and index.html, into the staging folder."""
     (staging / "runs").mkdir(parents=True)
     (staging / "sentences").mkdir()
+    streams = {name: ByRun(con, sql, **params) for name, (sql, params) in RUN_QUERIES.items()}
     for number, run in enumerate(all_runs, 1):
-        print(f"report: run {number}/{len(all_runs)} {run['submission_id']}", file=sys.stderr)
+        sid = run["submission_id"]
+        print(f"report: run {number}/{len(all_runs)} {sid}", file=sys.stderr)
+        rows = {name: stream.take(sid) for name, stream in streams.items()}
         anchor = report.corpus_anchors.get((run["campaign"], run["corpus"]), "")
-        html, examples = runs.run_page(con, run, f"index.html#{anchor}")
-        (staging / runs.run_file(run["submission_id"])).write_text(html, encoding="utf-8")
-        for sent_idx, text in sentences.sentence_pages(con, run, examples):
-            path = staging / runs.sentence_file(run["submission_id"], sent_idx)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+        (staging / runs.run_file(sid)).write_text(runs.run_page(run, rows, f"index.html#{anchor}"), encoding="utf-8")
+        if rows["examples"]:
+            (staging / runs.sentence_dir(sid)).mkdir()
+        for sent_idx, text in sentences.sentence_pages(run, rows):
+            (staging / runs.sentence_file(sid, sent_idx)).write_text(text, encoding="utf-8")
+    for stream in streams.values():
+        stream.close()
     for asset in ASSETS:
         shutil.copyfile(REPORT_ASSETS_DIR / asset, staging / asset)
     (staging / "index.html").write_text(index, encoding="utf-8")
