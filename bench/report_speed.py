@@ -4,7 +4,7 @@ reports compared file by file.
 
     python bench/report_speed.py WAREHOUSE --before REV [--rounds N] [--work DIR] [--doc]
 
-The before side is REV's `srlens/` package (git archive into WORK), imported with PYTHONPATH; it reads
+The before side is REV's source tree (git archive into WORK), imported with PYTHONPATH; it reads
 the warehouse read-only, like the after side. Per report: wall seconds, CPU seconds (user + system of
 the process and of its children: the report's worker process), the largest resident memory of the
 process and of its children, and the 1-minute load average at the start (2 = both cores of this
@@ -48,12 +48,12 @@ DATA_SORT = re.compile(r'data-sort="([^"]*)"')
 
 
 def extract(rev, work):
-    """REV's srlens package in WORK/before (the revision's short hash returned)."""
+    """REV's source tree in WORK/code-before (the revision's short hash returned)."""
     short = subprocess.run(["git", "rev-parse", "--short", rev], cwd=REPO, check=True, capture_output=True, text=True)
-    tree = work / "before"
+    tree = work / "code-before"
     shutil.rmtree(tree, ignore_errors=True)
     tree.mkdir(parents=True)
-    archive = subprocess.run(["git", "archive", rev, "srlens"], cwd=REPO, check=True, capture_output=True)
+    archive = subprocess.run(["git", "archive", rev], cwd=REPO, check=True, capture_output=True)
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
     return tree, short.stdout.strip()
 
@@ -66,10 +66,11 @@ def one_report(tree, warehouse, out):
         [sys.executable, "-c", CHILD, str(warehouse), str(out)],
         env={**os.environ, "PYTHONPATH": str(tree)},
         cwd=out.parent,  # not this checkout: `python -c` puts the working directory first on sys.path
-        check=True,
         capture_output=True,
         text=True,
     )
+    if done.returncode:
+        sys.exit(f"the report with {tree} failed:\n{done.stderr[-3000:]}")
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert Path(figures["srlens"]).is_relative_to(tree), f"imported {figures['srlens']}, not the srlens of {tree}"
     return {**figures, "process_wall": time.perf_counter() - started, "load": load}
@@ -117,7 +118,7 @@ def main():
     rows = []
     for n in range(1, args.rounds + 1):
         for side, tree in (("before", before_tree), ("after", REPO)):
-            figures = one_report(tree, args.warehouse, args.work / side)
+            figures = one_report(tree, args.warehouse, args.work / f"report-{side}")
             rows.append((n, side, figures))
             print(
                 f"round {n} {side:6s}: {figures['wall']:6.1f} s wall, {figures['cpu']:6.1f} s CPU, "
@@ -125,7 +126,7 @@ def main():
                 f"load {figures['load']:.1f}",
                 flush=True,
             )
-    files, same, near, differ = compare(args.work / "before", args.work / "after")
+    files, same, near, differ = compare(args.work / "report-before", args.work / "report-after")
     equal = (
         f"{files:,} files, {same:,} byte-equal, {near:,} equal but for the last bits of data-sort floats "
         f"(within 1e-12), {len(differ):,} different{': ' + ', '.join(differ[:10]) if differ else ''}"
