@@ -39,8 +39,9 @@ from srlens.report import write_report
 write_report(sys.argv[1], sys.argv[2])
 wall = time.perf_counter() - started
 me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
-print(json.dumps({"srlens": srlens.__file__, "wall": wall, "cpu": cpu,
+user, system = me.ru_utime + kids.ru_utime, me.ru_stime + kids.ru_stime
+print(json.dumps({"srlens": srlens.__file__, "wall": wall, "cpu": user + system, "user": user, "system": system,
+                  "worker_cpu": kids.ru_utime + kids.ru_stime,
                   "rss_mb": me.ru_maxrss / 1024, "children_rss_mb": kids.ru_maxrss / 1024}))
 """
 
@@ -121,7 +122,8 @@ def main():
             figures = one_report(tree, args.warehouse, args.work / f"report-{side}")
             rows.append((n, side, figures))
             print(
-                f"round {n} {side:6s}: {figures['wall']:6.1f} s wall, {figures['cpu']:6.1f} s CPU, "
+                f"round {n} {side:6s}: {figures['wall']:6.1f} s wall, {figures['cpu']:6.1f} s CPU "
+                f"({figures['user']:.1f} user, {figures['system']:.1f} system; worker {figures['worker_cpu']:.1f}), "
                 f"{figures['rss_mb']:,.0f} MB (worker {figures['children_rss_mb']:,.0f} MB), "
                 f"load {figures['load']:.1f}",
                 flush=True,
@@ -145,13 +147,13 @@ def doc(warehouse, before_rev, after_name, rows, equal):
         "x86_64, 2 cores shared with other engineers' jobs: the wall seconds depend on the load "
         "(1-minute load average at the start; 2 = both cores busy), the CPU seconds much less.",
         "",
-        "| round | code | wall s | CPU s | memory MB (worker) | load |",
-        "|---:|---|---:|---:|---:|---:|",
+        "| round | code | wall s | CPU s | of which the worker | memory MB (worker) | load |",
+        "|---:|---|---:|---:|---:|---:|---:|",
     ]
     for n, side, f in rows:
         lines.append(
-            f"| {n} | {side} | {f['wall']:.1f} | {f['cpu']:.1f} | {f['rss_mb']:,.0f} ({f['children_rss_mb']:,.0f}) "
-            f"| {f['load']:.1f} |"
+            f"| {n} | {side} | {f['wall']:.1f} | {f['cpu']:.1f} | {f['worker_cpu']:.1f} "
+            f"| {f['rss_mb']:,.0f} ({f['children_rss_mb']:,.0f}) | {f['load']:.1f} |"
         )
     lines += ["", f"Same report: {equal}."]
     return "\n".join(lines)
