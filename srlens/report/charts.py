@@ -18,6 +18,7 @@ RC = {
     "text.parse_math": False,
     "font.size": 8,
     "axes.titlesize": 9,
+    "axes.titley": 1.0,
     "axes.spines.top": False,
     "axes.spines.right": False,
 }

@@ -1,6 +1,7 @@
 """HTML pieces every page uses: escaping, number formats, tables (made sortable and filterable
 by assets/report.js), notes, the SQL shown under a figure, and the page around a body."""
 
+import functools
 import hashlib
 import html
 import re
@@ -13,16 +14,34 @@ class Html(str):
     """Text that is already HTML: table() and page() insert it as it is."""
 
 
+# The report escapes millions of short strings (words, relations, labels), most of them many times.
+_escape = functools.lru_cache(maxsize=1 << 16)(html.escape)
+
+
 def esc(value):
+    if value.__class__ is str:
+        return _escape(value)
     return value if isinstance(value, Html) else html.escape(str(value))
 
 
 def missing(value):
+    cls = value.__class__  # the types of nearly every value first: pd.isna costs more than the rest
+    if cls is str or cls is int or cls is Html:
+        return False
+    if cls is float:
+        return value != value  # NaN
     return value is None or (pd.api.types.is_scalar(value) and pd.isna(value))
 
 
 def fmt(value, digits=3):
     """Numbers for tables: floats rounded, NULL as a dash."""
+    cls = value.__class__  # as below, the common types first
+    if cls is int:
+        return f"{value:,}"
+    if cls is float and value == value:
+        return f"{value:.{digits}f}"
+    if cls is str:
+        return value
     if missing(value):
         return "–"
     if isinstance(value, (bool, np.bool_)):
@@ -51,6 +70,11 @@ def short(text, keep=20):
 
 def sort_key(value):
     """The data-sort attribute of a numeric cell: the JS sorts by it rather than by the shown text."""
+    cls = value.__class__  # as below, the common types first
+    if cls is str or cls is Html:
+        return ""
+    if cls is int or (cls is float and value == value):
+        return f' data-sort="{float(value)!r}"'
     if isinstance(value, (bool, np.bool_)) or missing(value):
         return ""
     if isinstance(value, (int, float, np.integer, np.floating)):
@@ -67,10 +91,18 @@ NUMBER_LIKE = re.compile(r"[-+<]?\d")  # 0.863 (#2), -0.5, 1,000+, <100: set rig
 
 
 def is_text(rows, key):
-    """A column of words (names, subtrees, views; links to them) is set flush left, numbers right."""
-    values = [row[key] for row in rows if not missing(row[key])]
-    shown = [html.unescape(re.sub(r"<[^>]*>", "", v)) if isinstance(v, Html) else v for v in values]
-    return bool(shown) and all(isinstance(v, str) and not NUMBER_LIKE.match(v) for v in shown)
+    """A column of words (names, subtrees, views; links to them) is set flush left, numbers right:
+    it has a value, and every value is text that does not start like a number."""
+    seen = False
+    for row in rows:
+        value = row[key]
+        if missing(value):
+            continue
+        shown = html.unescape(re.sub(r"<[^>]*>", "", value)) if isinstance(value, Html) else value
+        if not isinstance(shown, str) or NUMBER_LIKE.match(shown):
+            return False
+        seen = True
+    return seen
 
 
 def table(rows, columns, cls=""):

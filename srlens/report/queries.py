@@ -244,68 +244,111 @@ order by started_at desc
 limit 1"""
 
 # ---------------------------------------------------------------------------------------------
-# Run pages (runs/*.html) and sentence pages (sentences/*/*.html).
+# Run pages (runs/*.html) and sentence pages (sentences/*/*.html). Each query reads its mart once
+# for every run, sorted by submission_id first (the order of SQL_RUNS), and ByRun hands its rows out
+# run by run: one query per mart rather than one per run, which scanned the mart each time.
 
 SQL_RUNS = """\
 select submission_id, campaign, corpus, team || '/' || run as submission, sentences, missing,
        corpus_bleu, corpus_bleu_ci_low, corpus_bleu_ci_high, dea, dea_ci_low, dea_ci_high
 from submission_scores
-order by campaign, corpus, corpus_bleu desc nulls last, submission"""
+order by submission_id"""
 
 SQL_RUN_RELATIONS = """\
--- The run's DEA per base relation, worst first, with how many example sentences it has.
-select d.relation, d.edges, d.matched, d.dea,
-       (select count(*) from error_examples x
-        where x.submission_id = d.submission_id and x.kind = 'relation' and x.key = d.relation) as examples
+-- Each run's DEA per base relation, worst first, with how many example sentences it has.
+with examples as (
+    select submission_id, key as relation, count(*) as examples
+    from error_examples
+    where kind = 'relation'
+    group by submission_id, key
+)
+select d.submission_id, d.relation, d.edges, d.matched, d.dea, coalesce(x.examples, 0) as examples
 from dea_by_relation d
-where d.submission_id = $submission
-order by d.dea, d.edges desc, d.relation"""
+left join examples x using (submission_id, relation)
+order by d.submission_id, d.dea, d.edges desc, d.relation"""
 
 SQL_RUN_SUBTREES = """\
--- The run's most suspicious subtrees per view (SPEC 8), with how many example sentences each has.
-select t.view, t.subtree, t.c_f, t.c_f_fail, t.suspicion,
-       (select count(*) from error_examples x where x.submission_id = t.submission_id
-        and x.kind = 'subtree' and x.view = t.view and x.key = t.subtree) as examples
-from suspicious_subtrees t
-where t.submission_id = $submission and t.is_suspicious
-qualify row_number() over (partition by t.view order by t.suspicion desc, t.subtree) <= $top
-order by t.view, t.suspicion desc, t.subtree"""
+-- Each run's most suspicious subtrees per view (SPEC 8), with how many example sentences each has.
+with top as (
+    select submission_id, view, subtree, c_f, c_f_fail, suspicion
+    from suspicious_subtrees
+    where is_suspicious
+    qualify row_number() over (partition by submission_id, view order by suspicion desc, subtree) <= $top
+),
+examples as (
+    select submission_id, view, key as subtree, count(*) as examples
+    from error_examples
+    where kind = 'subtree'
+    group by submission_id, view, key
+)
+select t.submission_id, t.view, t.subtree, t.c_f, t.c_f_fail, t.suspicion, coalesce(x.examples, 0) as examples
+from top t
+left join examples x using (submission_id, view, subtree)
+order by t.submission_id, t.view, t.suspicion desc, t.subtree"""
 
 SQL_RUN_BUCKETS = """\
-select dimension, bucket_no, bucket, sentences, edges, dea, corpus_bleu, bleu_mean, lemmas, lemma_recall
+select submission_id, dimension, bucket_no, bucket, sentences, edges, dea, corpus_bleu, bleu_mean, lemmas,
+       lemma_recall
 from bucket_scores
-where submission_id = $submission
-order by dimension, bucket_no"""
+order by submission_id, dimension, bucket_no"""
 
 SQL_RUN_EXAMPLES = """\
-select e.kind, e.view, e.key, e.rank, e.sent_id, e.sent_idx, e.reference_text, e.output_text,
-       e.edges, e.missed, e.key_edges, e.key_missed, e.mining_score, e.missed_edges,
-       s.bleu, s.dea
+select e.submission_id, e.kind, e.view, e.key, e.rank, e.sent_id, e.sent_idx, e.reference_text, e.output_text,
+       e.edges, e.missed, e.key_edges, e.key_missed, e.mining_score, s.bleu, s.dea
 from error_examples e
 left join sentence_scores s using (submission_id, sent_idx)
-where e.submission_id = $submission
-order by e.kind, e.view, e.key, e.rank"""
+order by e.submission_id, e.kind, e.view, e.key, e.rank"""
+
+SQL_EXAMPLE_MISSED_EDGES = """\
+-- The reference edges each example sentence of a run misses: a list that error_examples repeats on
+-- each of the sentence's rows, read here from one row a sentence (turning it into Python costs most;
+-- the first row by rowid, as DISTINCT ON would hash and copy every row's list).
+with first as (
+    select submission_id, sent_idx, min(rowid) as first_row
+    from error_examples
+    group by submission_id, sent_idx
+)
+select e.submission_id, e.sent_idx, e.missed_edges
+from error_examples e
+join first f on e.rowid = f.first_row
+order by e.submission_id, e.sent_idx"""
 
 SQL_EXAMPLE_REFERENCE_WORDS = """\
--- The analysis tree (punctuation dropped, SPEC 1) of every example sentence of the run, with the
+-- The analysis tree (punctuation dropped, SPEC 1) of every example sentence of each run, with the
 -- occurrence of each lemma: the k-th reference word of a lemma aligns with the k-th output word.
-select w.sent_idx, w.pos, w.form, w.head_pos, w.deprel,
-       w.lemma_lower, row_number() over (partition by w.sent_idx, w.lemma_lower order by w.pos) as occurrence
-from intermediate.int_analysis_words w
-where w.corpus = $corpus
-  and w.sent_idx in (select sent_idx from error_examples where submission_id = $submission)
-order by w.sent_idx, w.pos"""
+with examples as (select distinct submission_id, corpus, sent_idx from error_examples),
+words as (
+    select w.corpus, w.sent_idx, w.pos, w.form, w.head_pos, w.deprel, w.lemma_lower,
+           row_number() over (partition by w.corpus, w.sent_idx, w.lemma_lower order by w.pos) as occurrence
+    from intermediate.int_analysis_words w
+    semi join examples using (corpus, sent_idx)
+)
+select x.submission_id, w.sent_idx, w.pos, w.form, w.head_pos, w.deprel, w.lemma_lower, w.occurrence
+from examples x
+join words w using (corpus, sent_idx)
+order by x.submission_id, w.sent_idx, w.pos"""
 
 SQL_EXAMPLE_OUTPUT_WORDS = """\
--- The run's words (punctuation dropped, as DEA sees them) for the example sentences.
-select o.sent_idx,
-       row_number() over (partition by o.sent_idx order by o.word_idx) as pos,
+-- Each run's words (punctuation dropped, as DEA sees them) for its example sentences.
+select o.submission_id, o.sent_idx,
+       row_number() over (partition by o.submission_id, o.sent_idx order by o.word_idx) as pos,
        o.form, o.lemma_lower,
-       row_number() over (partition by o.sent_idx, o.lemma_lower order by o.word_idx) as occurrence
+       row_number() over (partition by o.submission_id, o.sent_idx, o.lemma_lower order by o.word_idx) as occurrence
 from intermediate.int_output_words o
-where o.submission_id = $submission and not o.is_punct
-  and o.sent_idx in (select sent_idx from error_examples where submission_id = $submission)
-order by o.sent_idx, pos"""
+semi join (select distinct submission_id, sent_idx from error_examples) x using (submission_id, sent_idx)
+where not o.is_punct
+order by o.submission_id, o.sent_idx, pos"""
+
+# The rows of a run's page and of its sentence pages: name -> (SQL, parameters).
+RUN_QUERIES = {
+    "relations": (SQL_RUN_RELATIONS, {}),
+    "subtrees": (SQL_RUN_SUBTREES, {"top": TOP_SUBTREES}),
+    "buckets": (SQL_RUN_BUCKETS, {}),
+    "examples": (SQL_RUN_EXAMPLES, {}),
+    "missed_edges": (SQL_EXAMPLE_MISSED_EDGES, {}),
+    "reference": (SQL_EXAMPLE_REFERENCE_WORDS, {}),
+    "output": (SQL_EXAMPLE_OUTPUT_WORDS, {}),
+}
 
 
 def fetch(con, sql, **params):
@@ -314,3 +357,32 @@ def fetch(con, sql, **params):
     cursor = con.execute(sql, params)
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+class ByRun:
+    """The rows of a query for every run, sorted by submission_id (its first column), handed out
+    one run at a time: take(submission_id) for each run in that order. The query runs on a cursor
+    of its own, so that the run pages' queries stream side by side and Python holds one run's rows."""
+
+    def __init__(self, con, sql, **params):
+        self.cursor = con.cursor()
+        self.cursor.execute(sql, params)
+        self.names = [d[0] for d in self.cursor.description][1:]
+        self.rows = []  # fetched and not handed out yet, in reverse order (pop() takes the next)
+
+    def take(self, submission_id):
+        """The run's rows as dicts (without submission_id). Rows of runs before it are skipped."""
+        out = []
+        while True:
+            if not self.rows:
+                self.rows = self.cursor.fetchmany(10_000)[::-1]
+                if not self.rows:
+                    return out
+            if self.rows[-1][0] > submission_id:  # DuckDB and Python both sort strings by code point
+                return out
+            row = self.rows.pop()
+            if row[0] == submission_id:
+                out.append(dict(zip(self.names, row[1:])))
+
+    def close(self):
+        self.cursor.close()

@@ -16,22 +16,19 @@ from srlens.report.markup import (
     slug,
     table,
 )
-from srlens.report.queries import (
-    SQL_RUN_BUCKETS,
-    SQL_RUN_EXAMPLES,
-    SQL_RUN_RELATIONS,
-    SQL_RUN_SUBTREES,
-    TOP_SUBTREES,
-    fetch,
-)
+from srlens.report.queries import TOP_SUBTREES
 
 
 def run_file(submission_id):
     return f"runs/{slug(submission_id)}.html"
 
 
+def sentence_dir(submission_id):
+    return f"sentences/{slug(submission_id)}"
+
+
 def sentence_file(submission_id, sent_idx):
-    return f"sentences/{slug(submission_id)}/{int(sent_idx)}.html"
+    return f"{sentence_dir(submission_id)}/{int(sent_idx)}.html"
 
 
 def examples_anchor(kind, key, view=None):
@@ -133,13 +130,10 @@ def example_sections(examples, submission_id):
     return "".join(out)
 
 
-def run_page(con, run, corpus_href):
-    """The HTML of one run's page; run is a row of SQL_RUNS."""
+def run_page(run, rows, corpus_href):
+    """The HTML of one run's page; run is a row of SQL_RUNS, rows the run's rows of RUN_QUERIES."""
     sid = run["submission_id"]
-    relations = fetch(con, SQL_RUN_RELATIONS, submission=sid)
-    subtrees = fetch(con, SQL_RUN_SUBTREES, submission=sid, top=TOP_SUBTREES)
-    bucket_rows = fetch(con, SQL_RUN_BUCKETS, submission=sid)
-    examples = fetch(con, SQL_RUN_EXAMPLES, submission=sid)
+    relations, subtrees, bucket_rows, examples = (rows[k] for k in ("relations", "subtrees", "buckets", "examples"))
     title = f"{run['submission']} on {run['corpus']}"
     body = f"""<nav class="crumbs" aria-label="breadcrumbs"><a href="../index.html">report</a> ›
 <a href="../{esc(corpus_href)}">{esc(run['corpus'])} ({esc(run['campaign'])})</a> › {esc(run['submission'])}</nav>
@@ -165,4 +159,4 @@ sentences that contain it.</p>
 <h2 id="examples">Examples</h2>
 {example_sections(examples, sid) if examples else note("No example sentences (nothing missed).")}
 </main>"""
-    return page(f"srlens: {title}", Html(body), ".."), examples
+    return page(f"srlens: {title}", Html(body), "..")

@@ -5,11 +5,6 @@ relation and suspicious subtree of each run, and usually far fewer distinct sent
 from itertools import groupby
 
 from srlens.report.markup import Html, esc, fmt, link, page, table
-from srlens.report.queries import (
-    SQL_EXAMPLE_OUTPUT_WORDS,
-    SQL_EXAMPLE_REFERENCE_WORDS,
-    fetch,
-)
 from srlens.report.runs import examples_anchor, run_file
 from srlens.report.tree import tree_svg
 
@@ -24,10 +19,10 @@ def aligned_words(reference, output):
     return words, out
 
 
-def sentence_page(run, rows, words, output):
-    """rows: the run's error_examples rows of this sentence (one per key it exemplifies)."""
+def sentence_page(run, rows, words, output, missed_edges):
+    """rows: the run's error_examples rows of this sentence (one per key it exemplifies);
+    missed_edges: the reference edges the sentence misses (error_examples.missed_edges)."""
     first = rows[0]
-    missed_edges = first["missed_edges"]
     missed = {(e["head_pos"], e["dep_pos"]) for e in missed_edges}
     words, output = aligned_words(words, output)
     back = "../../" + run_file(run["submission_id"])
@@ -77,16 +72,12 @@ def label(row):
     return f"relation {row['key']}" if row["kind"] == "relation" else f"subtree {row['key']} (view {row['view']})"
 
 
-def sentence_pages(con, run, examples):
-    """(sent_idx, html) of each example sentence of the run."""
-    if not examples:
-        return
-    sid = run["submission_id"]
-    reference = fetch(con, SQL_EXAMPLE_REFERENCE_WORDS, corpus=run["corpus"], submission=sid)
-    output = fetch(con, SQL_EXAMPLE_OUTPUT_WORDS, submission=sid)
-    ref_by_sentence = {k: list(g) for k, g in groupby(reference, key=lambda w: w["sent_idx"])}
-    out_by_sentence = {k: list(g) for k, g in groupby(output, key=lambda w: w["sent_idx"])}
-    by_sentence = sorted(examples, key=lambda r: r["sent_idx"])  # stable: each sentence's rows keep their order
+def sentence_pages(run, rows):
+    """(sent_idx, html) of each example sentence of the run; rows: the run's rows of RUN_QUERIES."""
+    ref_by_sentence = {k: list(g) for k, g in groupby(rows["reference"], key=lambda w: w["sent_idx"])}
+    out_by_sentence = {k: list(g) for k, g in groupby(rows["output"], key=lambda w: w["sent_idx"])}
+    missed_by_sentence = {r["sent_idx"]: r["missed_edges"] for r in rows["missed_edges"]}
+    by_sentence = sorted(rows["examples"], key=lambda r: r["sent_idx"])  # stable: each sentence's rows keep their order
     for sent_idx, part in groupby(by_sentence, key=lambda r: r["sent_idx"]):
-        rows = list(part)
-        yield sent_idx, sentence_page(run, rows, ref_by_sentence.get(sent_idx, []), out_by_sentence.get(sent_idx, []))
+        words, output = ref_by_sentence.get(sent_idx, []), out_by_sentence.get(sent_idx, [])
+        yield sent_idx, sentence_page(run, list(part), words, output, missed_by_sentence[sent_idx])

@@ -30,11 +30,11 @@ def nesting_levels(spans):
     """spans: {key: (left, right)} word positions. An arc's level is 1 + the highest level of the
     arcs inside its span, so an arc is always drawn above every arc it encloses (a height by
     distance would give all long arcs one height and stack their labels)."""
-    level = {}
+    level, done = {}, []  # done: (left, right, level) of the arcs placed so far
     for key in sorted(spans, key=lambda k: spans[k][1] - spans[k][0]):
         left, right = spans[key]
-        inside = [level[k] for k in level if left <= spans[k][0] and spans[k][1] <= right]
-        level[key] = 1 + max(inside, default=0)
+        level[key] = 1 + max((lv for lt, rt, lv in done if left <= lt and rt <= right), default=0)
+        done.append((left, right, level[key]))
     return level
 
 
@@ -48,7 +48,8 @@ def place_labels(labels):
     placed, out = [], []
     for x, y, text in labels:
         half = LABEL_CHAR * len(text) / 2 + 3  # and a little space between two labels
-        while any(abs(x - px) < half + ph and abs(y - py) < LABEL_HEIGHT for px, py, ph in placed):
+        near = [py for px, py, ph in placed if abs(x - px) < half + ph]  # the labels it could cover
+        while any(abs(y - py) < LABEL_HEIGHT for py in near):
             y -= LABEL_HEIGHT
         placed.append((x, y, half))
         out.append(y)
@@ -90,41 +91,49 @@ def tree_svg(words, output, missed):
             'orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="context-stroke"/></marker></defs>'
         ),
     ]
+    # every coordinate written with one decimal, each formatted once (a tree has thousands of them)
+    px = {pos: f"{v:.1f}" for pos, v in x.items()}
+    opx = {pos: f"{v:.1f}" for pos, v in ox.items()}
+    b, wy, oy = f"{base:.1f}", f"{words_y:.1f}", f"{out_y:.1f}"
     labels = []  # drawn after every arc, so that no arc crosses a label
     for w in words:
-        dep = x[w["pos"]]
-        if not w["head_pos"]:
+        pos, head = w["pos"], w["head_pos"]
+        dep = px[pos]
+        if not head:
             parts.append(
-                f'<path class="arc root" d="M{dep:.1f},12 L{dep:.1f},{base:.1f}" '
+                f'<path class="arc root" d="M{dep},12 L{dep},{b}" '
                 f'marker-end="url(#arrow)"><title>root: {esc(w["form"])}</title></path>'
             )
-            labels.append(f'<text class="label" x="{dep:.1f}" y="9">root</text>')
+            labels.append(f'<text class="label" x="{dep}" y="9">root</text>')
             continue
-        h = arc_height(level[w["pos"]])
-        is_missed = (w["head_pos"], w["pos"]) in missed
-        x1 = feet[w["pos"]]
+        top = f"{base - arc_height(level[pos]):.1f}"
+        is_missed = (head, pos) in missed
+        x1 = feet[pos]
+        foot = f"{x1:.1f}"
+        deprel = esc(w["deprel"])
         parts.append(
-            f'<path class="{"arc missed" if is_missed else "arc"}" d="M{x1:.1f},{base:.1f} C{x1:.1f},'
-            f'{base - h:.1f} {dep:.1f},{base - h:.1f} {dep:.1f},{base:.1f}" marker-end="url(#arrow)" '
-            f'data-head="{w["head_pos"]}" data-dep="{w["pos"]}"><title>{esc(w["deprel"])}: '
-            f'{esc(words[w["head_pos"] - 1]["form"])} → {esc(w["form"])} '
+            f'<path class="{"arc missed" if is_missed else "arc"}" d="M{foot},{b} C{foot},'
+            f'{top} {dep},{top} {dep},{b}" marker-end="url(#arrow)" '
+            f'data-head="{head}" data-dep="{pos}"><title>{deprel}: '
+            f'{esc(words[head - 1]["form"])} → {esc(w["form"])} '
             f'({"missed" if is_missed else "matched"})</title></path>'
         )
         labels.append(
-            f'<text class="label{" label-missed" if is_missed else ""}" x="{(x1 + dep) / 2:.1f}" '
-            f'y="{base + label_y[w["pos"]]:.1f}">{esc(w["deprel"])}</text>'
+            f'<text class="label{" label-missed" if is_missed else ""}" x="{(x1 + x[pos]) / 2:.1f}" '
+            f'y="{base + label_y[pos]:.1f}">{deprel}</text>'
         )
     parts += labels
+    align_y1, align_y2 = f"{words_y + 5:.1f}", f"{out_y - 13:.1f}"
     for w in words:
+        pos = w["pos"]
         cls = "word" if w["aligned"] is not None else "word dropped"
-        parts.append(f'<text class="{cls}" x="{x[w["pos"]]:.1f}" y="{words_y:.1f}">{esc(w["form"])}</text>')
+        parts.append(f'<text class="{cls}" x="{px[pos]}" y="{wy}">{esc(w["form"])}</text>')
         if w["aligned"] is not None:
             parts.append(
-                f'<line class="align" x1="{x[w["pos"]]:.1f}" y1="{words_y + 5:.1f}" '
-                f'x2="{ox[w["aligned"]]:.1f}" y2="{out_y - 13:.1f}"/>'
+                f'<line class="align" x1="{px[pos]}" y1="{align_y1}" x2="{opx[w["aligned"]]}" y2="{align_y2}"/>'
             )
     for w in output:
         cls = "out" if w["aligned"] is not None else "out extra"
-        parts.append(f'<text class="{cls}" x="{ox[w["pos"]]:.1f}" y="{out_y:.1f}">{esc(w["form"])}</text>')
+        parts.append(f'<text class="{cls}" x="{opx[w["pos"]]}" y="{oy}">{esc(w["form"])}</text>')
     parts.append("</svg>")
     return "".join(parts)
