@@ -453,7 +453,7 @@ def test_a_report_that_fails_halfway_leaves_the_earlier_one_whole(built_warehous
     out = tmp_path / "out"
     write_report(one_run_warehouse(built_warehouse, tmp_path / "w.duckdb"), out)
     before = files_of(out)
-    # the overview renders (in the worker process), the sentence pages need the analysis trees
+    # the overview and run page render, the sentence pages need the analysis trees
     broken = one_run_warehouse(built_warehouse, tmp_path / "b.duckdb", ["drop table intermediate.int_analysis_words"])
     with pytest.raises(duckdb.CatalogException, match="int_analysis_words"):
         write_report(broken, out)

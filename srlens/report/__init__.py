@@ -12,17 +12,14 @@ The report reads marts and does not aggregate sentence rows itself. To add an ov
 append a function (report, scope) to overview.CAMPAIGN_SECTIONS or overview.CORPUS_SECTIONS.
 """
 
-import multiprocessing
 import os
 import shutil
-import signal
 import sys
 from pathlib import Path
 
 import duckdb
 from matplotlib import rc_context
 
-from srlens.children import die_with_parent
 from srlens.outdir import OutDirError, check_out_dir
 from srlens.paths import REPORT_ASSETS_DIR
 from srlens.report import overview, runs, sentences
@@ -55,67 +52,43 @@ def write_report(warehouse, out_dir):
     """Write the report of the warehouse into OUT_DIR and return the path of its index.html.
     OUT_DIR must be new, empty or an earlier report (it holds the marker). The pages are written
     into a staging folder first and moved into place at the end: a failure halfway leaves the
-    earlier report whole; a success leaves no page of it.
-
-    The overview (index.html, whose charts take most of its time) is drawn by a second process
-    while this one writes the run and sentence pages: the two parts share nothing but the
-    warehouse, and each takes about half of the time of a campaign's report."""
+    earlier report whole; a success leaves no page of it."""
     out = Path(out_dir)
     written = (*ASSETS, "index.html", "runs", "sentences", STAGING, OLD)
     check_out_dir(out, MARKER, "report folder", warehouse, written)
     con = open_warehouse(warehouse)
-    # spawn, not fork: this process holds DuckDB's threads
-    worker = multiprocessing.get_context("spawn").Pool(1, initializer=_start_worker, initargs=(os.getpid(),))
     try:
-        index = worker.apply_async(index_page, (warehouse,))
         all_runs = fetch(con, SQL_RUNS)
-        anchors = overview.corpus_anchors(con)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / MARKER).write_text("written by srlens report: the next report replaces its pages\n", encoding="utf-8")
-        staging = out / STAGING
-        shutil.rmtree(staging, ignore_errors=True)  # left by a report that was killed
-        try:
-            write_pages(con, staging, all_runs, anchors)
-            (staging / "index.html").write_text(index.get(), encoding="utf-8")  # the worker's error, if any
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
-    finally:
-        con.close()
-        worker.terminate()  # done by now, unless this process failed first
-    swap_in(staging, out)
-    return out / "index.html"
-
-
-def _start_worker(parent_pid):
-    die_with_parent(parent_pid)()  # a parent killed outright (SIGKILL) leaves no worker behind
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the worker
-
-
-def index_page(warehouse):
-    """index.html: the overview of every campaign (in write_report's worker process)."""
-    con = open_warehouse(warehouse)
-    try:
         with rc_context(RC):
             report = overview.render(con, runs.run_file)
         try:
             build = con.execute(SQL_BUILD).fetchone()
         except duckdb.CatalogException:  # a warehouse built before meta.builds existed
             build = None
+        built = (
+            f"built {build[0]:%Y-%m-%d %H:%M} with processor {build[1]}, srlens {build[4]}"
+            if build
+            else "build time unknown"
+        ) + (f", signature {build[5]}" if build and build[5] else "")
+        out.mkdir(parents=True, exist_ok=True)
+        (out / MARKER).write_text("written by srlens report: the next report replaces its pages\n", encoding="utf-8")
+        staging = out / STAGING
+        shutil.rmtree(staging, ignore_errors=True)  # left by a report that was killed
+        name = Path(warehouse).name
+        index = page(f"srlens report: {name}", overview.page_body(report, name, built), "")
+        try:
+            write_pages(con, staging, all_runs, report, index)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
     finally:
         con.close()
-    built = (
-        f"built {build[0]:%Y-%m-%d %H:%M} with processor {build[1]}, srlens {build[4]}"
-        if build
-        else "build time unknown"
-    ) + (f", signature {build[5]}" if build and build[5] else "")
-    name = Path(warehouse).name
-    return page(f"srlens report: {name}", overview.page_body(report, name, built), "")
+    swap_in(staging, out)
+    return out / "index.html"
 
 
-def write_pages(con, staging, all_runs, anchors):
-    """The run and sentence pages and the assets, into the staging folder. anchors: (campaign,
-    corpus) -> its section on the overview page (overview.corpus_anchors)."""
+def write_pages(con, staging, all_runs, report, index):
+    """The run and sentence pages, the assets and index.html, into the staging folder."""
     (staging / "runs").mkdir(parents=True)
     (staging / "sentences").mkdir()
     streams = {name: ByRun(con, sql, **params) for name, (sql, params) in RUN_QUERIES.items()}
@@ -123,7 +96,7 @@ def write_pages(con, staging, all_runs, anchors):
         sid = run["submission_id"]
         print(f"report: run {number}/{len(all_runs)} {sid}", file=sys.stderr)
         rows = {name: stream.take(sid) for name, stream in streams.items()}
-        anchor = anchors.get((run["campaign"], run["corpus"]), "")
+        anchor = report.corpus_anchors.get((run["campaign"], run["corpus"]), "")
         (staging / runs.run_file(sid)).write_text(runs.run_page(run, rows, f"index.html#{anchor}"), encoding="utf-8")
         if rows["examples"]:
             (staging / runs.sentence_dir(sid)).mkdir()
@@ -133,6 +106,7 @@ def write_pages(con, staging, all_runs, anchors):
         stream.close()
     for asset in ASSETS:
         shutil.copyfile(REPORT_ASSETS_DIR / asset, staging / asset)
+    (staging / "index.html").write_text(index, encoding="utf-8")
 
 
 def swap_in(staging, out):

@@ -62,6 +62,7 @@ class Overview:
         self.run_href = run_href  # submission_id -> the run page, relative to index.html
         self.parts = []
         self.toc = []
+        self.corpus_anchors = {}  # (campaign, corpus) -> anchor of its section
 
     def query(self, sql, **params):
         """The result as a DataFrame, and the SQL and parameters to show under it."""
@@ -418,19 +419,6 @@ CORPUS_SECTIONS = [
 # ---------------------------------------------------------------------------------------------
 
 
-def scopes(con, campaigns):
-    """Each campaign's scope and its corpora's, numbered for their anchors (c0, c0-k0, ...)."""
-    for ci, campaign in enumerate(campaigns):
-        corpora = con.execute(SQL_CAMPAIGN_CORPORA, {"campaign": campaign}).df().corpus
-        yield Scope(campaign, None, f"c{ci}"), [Scope(campaign, k, f"c{ci}-k{ki}") for ki, k in enumerate(corpora)]
-
-
-def corpus_anchors(con):
-    """(campaign, corpus) -> the anchor of its section on the overview page, as render() numbers them."""
-    campaigns = [c for (c,) in con.execute(f"select campaign from ({SQL_CAMPAIGNS})").fetchall()]
-    return {(s.campaign, s.corpus): s.anchor for _, corpora in scopes(con, campaigns) for s in corpora}
-
-
 def render(con, run_href):
     """Every section, in page order."""
     report = Overview(con, run_href)
@@ -445,14 +433,18 @@ def render(con, run_href):
         else note("No submissions loaded."),
         sql,
     )
-    for scope, corpus_scopes in scopes(con, campaigns.campaign):
-        print(f"report: campaign {scope.campaign}", file=sys.stderr)
-        report.heading(2, f"Campaign {scope.campaign}", scope.anchor)
+    for ci, campaign in enumerate(campaigns.campaign):
+        print(f"report: campaign {campaign}", file=sys.stderr)
+        scope = Scope(campaign, None, f"c{ci}")
+        report.heading(2, f"Campaign {campaign}", scope.anchor)
         for section in CAMPAIGN_SECTIONS:
             section(report, scope)
-        for corpus_scope in corpus_scopes:
-            print(f"report: campaign {scope.campaign}, corpus {corpus_scope.corpus}", file=sys.stderr)
-            report.heading(3, f"{corpus_scope.corpus} ({scope.campaign})", corpus_scope.anchor)
+        corpora = con.execute(SQL_CAMPAIGN_CORPORA, {"campaign": campaign}).df().corpus
+        for ki, corpus in enumerate(corpora):
+            print(f"report: campaign {campaign}, corpus {corpus}", file=sys.stderr)
+            corpus_scope = Scope(campaign, corpus, f"c{ci}-k{ki}")
+            report.corpus_anchors[campaign, corpus] = corpus_scope.anchor
+            report.heading(3, f"{corpus} ({campaign})", corpus_scope.anchor)
             for section in CORPUS_SECTIONS:
                 section(report, corpus_scope)
     trends = lambre_trends.section(con)  # across campaigns: after them, in the contents as a campaign is
