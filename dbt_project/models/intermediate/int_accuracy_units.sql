@@ -9,6 +9,7 @@
 --            in order against the positions of the output words mapped into it, in output order.
 -- An output word maps to the reference position of the same lemma's same occurrence (k-th to
 -- k-th); an unmapped word belongs to no treelet. int_sentence_udf_scores aligns the units.
+-- (the reference of the changed runs' corpora: an incremental build need not rank every corpus's words)
 with reference as (
     select
         corpus,
@@ -19,6 +20,7 @@ with reference as (
         min(pos) over (partition by corpus, sent_idx, lemma_lower) as first_pos,
         row_number() over (partition by corpus, sent_idx, lemma_lower order by pos) as occurrence
     from {{ ref('int_analysis_words') }}
+    where {{ changed_corpus() }}
 ),
 
 scored as (

@@ -5,7 +5,8 @@
 -- triple (in reference order) is matched when the output has at least r occurrences of it.
 with
 
--- Reference side, once per corpus: the edges with their lemmas and their rank within their triple.
+-- Reference side, once per corpus: the edges with their lemmas and their rank within their triple
+-- (the changed runs' corpora: an incremental build need not rank every corpus's edges).
 reference_edges as (
     select
         e.corpus, e.sent_idx, e.head_pos, e.dep_pos, e.distance, e.deprel, e.base_deprel,
@@ -19,6 +20,7 @@ reference_edges as (
         on h.corpus = e.corpus and h.sent_idx = e.sent_idx and h.pos = e.head_pos
     join {{ ref('int_analysis_words') }} d
         on d.corpus = e.corpus and d.sent_idx = e.sent_idx and d.pos = e.dep_pos
+    where {{ changed_corpus('e.corpus') }}
 ),
 
 scored_edges as (
