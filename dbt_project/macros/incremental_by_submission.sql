@@ -68,7 +68,7 @@
     {%- do return('submission_id in (select submission_id from ' ~ model_relation('int_changed_submissions') ~ ')') -%}
 {%- endmacro %}
 
-{# A model's relation without ref(): a test that called ref() would depend on that model. #}
+{# A model's relation, from dbt's graph: a test's SQL names it without a ref(). #}
 {% macro model_relation(name) -%}
     {%- set node = graph.nodes['model.srlens.' ~ name] -%}
     {%- do return(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias)) -%}
