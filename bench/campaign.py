@@ -12,7 +12,8 @@ and run, so that scores vary).
 Then it times, each stage in a fresh subprocess whose process tree (dbt included) is sampled
 for memory:
 
-  load        every treebank and run, through loaders.load (into a new warehouse)
+  load        the treebanks (one load-treebank of all files), then the runs (load-campaign with
+              a CSV manifest per campaign), into a new warehouse
   build       srlens.build.build, processor 'aligned' (model-free), from scratch; per dbt model
               group (staging / intermediate / marts / tests) from dbt's run_results.json
   report      srlens.report.write_report (skipped with a note when it is not importable)

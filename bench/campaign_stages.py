@@ -8,6 +8,7 @@ and writes its result as JSON. The researcher stage also checks that the per-sen
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import resource
@@ -44,22 +45,28 @@ def _fresh_warehouse(warehouse):
 
 
 def stage_load(work, warehouse):
-    from srlens.loaders.load import load_outputs, load_treebank
+    """As a campaign's organizers would load it: the treebanks in one load-treebank (one transaction), then
+    the runs with one load-campaign and a CSV manifest per campaign (one connection, a transaction per run)."""
+    from srlens.loaders.campaign import load_campaign
+    from srlens.loaders.load import load_treebanks
 
     work, manifest = _paths(work)
     _fresh_warehouse(warehouse)
     started = time.perf_counter()
-    for number, corpus in enumerate(manifest["corpora"], start=1):
-        load_treebank(warehouse, work / corpus["path"], corpus["name"], language=corpus["language"])
-        if number % 10 == 0 or number == len(manifest["corpora"]):
-            log(f"load: {number}/{len(manifest['corpora'])} treebanks")
+    load_treebanks(warehouse, [(work / c["path"], c["name"], c["language"]) for c in manifest["corpora"]])
+    log(f"load: {len(manifest['corpora'])} treebanks")
     treebanks_s = time.perf_counter() - started
-    for number, run in enumerate(manifest["runs"], start=1):
-        load_outputs(
-            warehouse, work / run["path"], run["corpus"], run["team"], run["run"], campaign=run["campaign"], fmt="text"
-        )
-        if number % 25 == 0 or number == len(manifest["runs"]):
-            log(f"load: {number}/{len(manifest['runs'])} runs")
+    for campaign in sorted({run["campaign"] for run in manifest["runs"]}):
+        runs = [run for run in manifest["runs"] if run["campaign"] == campaign]
+        csv_path = Path(warehouse).parent / f".{campaign}.manifest.csv"
+        with open(csv_path, "w", newline="") as out:
+            rows = csv.writer(out)
+            rows.writerow(["file", "corpus", "team", "run", "format"])
+            rows.writerows([work / r["path"], r["corpus"], r["team"], r["run"], "text"] for r in runs)
+        failed = [o for o in load_campaign(warehouse, csv_path, campaign) if o.error is not None]
+        if failed:
+            raise RuntimeError(f"load-campaign {campaign}: {failed[0].error}")
+        log(f"load: {len(runs)} runs of {campaign}")
     return {
         "seconds": time.perf_counter() - started,
         "treebanks_seconds": treebanks_s,

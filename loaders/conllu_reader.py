@@ -7,11 +7,21 @@ k.1, k.2, ... right after word k, integer heads within the sentence, exactly
 one root, no cycle, valid UTF-8 without NUL, and exactly one empty line after
 every sentence. Any problem raises LoadError naming the file, line and
 sentence.
+
+Two readers share this: a fast one (_read_whole_file), which handles the whole file at once with str
+methods and list operations in C, and the line parser (read_conllu_lines), which names the problem. The
+fast one only decides "valid": on anything it does not accept it returns None and the line parser reads
+the file, so every error is the line parser's. tests/test_loaders.py and tests/attack check that both
+give the same Treebank, or the same error.
 """
 
 import hashlib
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import chain, compress, repeat
+from operator import add, eq, gt, not_
 from pathlib import Path
 
 from srlens.loaders.errors import LoadError
@@ -26,18 +36,29 @@ TEXT_COMMENT = re.compile(r"#\s*text\s*=\s?(.*?)\Z")
 
 @dataclass
 class Treebank:
-    """Column lists: `sentences` and `tokens` map a column name to its values."""
+    """`sentences` maps a column name to its values; the token lines are kept as they are in the file, each
+    with its sentence and line number, and `tokens` splits them into the ten columns when asked (a load
+    has DuckDB split them: store.insert_lines)."""
 
     sentences: dict = field(
         default_factory=lambda: {"sent_idx": [], "sent_id": [], "text": [], "comments": [], "first_line": []}
     )
-    tokens: dict = field(default_factory=lambda: {"sent_idx": [], "line_no": [], **{c: [] for c in CONLLU_COLUMNS}})
+    token_lines: list = field(default_factory=list)  # ten tab-separated columns each, without the line end
+    token_sent_idx: list = field(default_factory=list)
+    token_line_no: list = field(default_factory=list)
     words: int = 0
     sha256: str = ""
 
     @property
     def sentence_count(self):
         return len(self.sentences["sent_idx"])
+
+    @cached_property
+    def tokens(self):
+        """Column lists of the token lines: sent_idx, line_no and the ten CoNLL-U columns."""
+        fields = "\t".join(self.token_lines).split("\t") if self.token_lines else []
+        columns = {name: fields[k::10] for k, name in enumerate(CONLLU_COLUMNS)}
+        return {"sent_idx": self.token_sent_idx, "line_no": self.token_line_no, **columns}
 
 
 def read_text(path):
@@ -140,6 +161,18 @@ def comment_sent_id(path, block, first_line):
 
 def read_conllu(path, source=None):
     """Parse and validate a CoNLL-U file into a Treebank; `source` is read_text's result if at hand."""
+    source = source or read_text(path)
+    treebank = _read_whole_file(*source)
+    return treebank if treebank is not None else read_conllu_lines(path, source)
+
+
+def comment_text(comments):
+    """The sentence's text: the first '# text =' comment's value, None without one."""
+    return next((m.group(1) for m in map(TEXT_COMMENT.match, comments) if m), None)
+
+
+def read_conllu_lines(path, source=None):
+    """The line parser: read_conllu line by line, each check where the line is; raises the first problem."""
     text, digest = source or read_text(path)
     treebank = Treebank(sha256=digest)
     seen_ids = {}
@@ -157,8 +190,8 @@ def read_conllu(path, source=None):
         seen_ids[sent_id] = first_line
         _check_is_a_whole_sentence(path, blocks, position, sent_id)
         comments = [line for line in block if line.startswith("#")]
-        text = next((m.group(1) for m in map(TEXT_COMMENT.match, comments) if m), None)
-        treebank.words += _read_sentence(path, block, first_line, sent_idx, sent_id, treebank.tokens)
+        text = comment_text(comments)
+        treebank.words += _read_sentence(path, block, first_line, sent_idx, sent_id, treebank)
         s = treebank.sentences
         s["sent_idx"].append(sent_idx)
         s["sent_id"].append(sent_id)
@@ -194,8 +227,8 @@ def _check_is_a_whole_sentence(path, blocks, position, sent_id):
         )
 
 
-def _read_sentence(path, block, first_line, sent_idx, sent_id, tokens):
-    """Append the sentence's token lines to `tokens`; return its word count."""
+def _read_sentence(path, block, first_line, sent_idx, sent_id, treebank):
+    """Append the sentence's token lines to `treebank`; return its word count."""
     heads = {}  # word id -> (head, line number)
     ranges = []  # (token id, last word, line number) of each multiword token
     pending_range = None  # a range line seen, whose first word must be the next line
@@ -275,10 +308,9 @@ def _read_sentence(path, block, first_line, sent_idx, sent_id, tokens):
             last_empty = (after, decimal)
         else:
             raise LoadError(path, f"invalid token id {token_id!r}", line_no, sent_id)
-        tokens["sent_idx"].append(sent_idx)
-        tokens["line_no"].append(line_no)
-        for name, value in zip(CONLLU_COLUMNS, cols):
-            tokens[name].append(value)
+        treebank.token_lines.append(line)
+        treebank.token_sent_idx.append(sent_idx)
+        treebank.token_line_no.append(line_no)
     if pending_range:
         raise LoadError(
             path,
@@ -330,3 +362,136 @@ def _check_tree(path, heads, first_line, sent_id):
             path_up.append(word)
             word = heads[word][0]
         reaches_root.update(path_up)
+
+
+def _read_whole_file(text, digest):
+    """The Treebank of a valid file, read all at once; None for anything else (the line parser then names
+    the problem). Every check of the line parser is here, on whole columns: token lines split in one go,
+    word ids compared with 1..n of each sentence, heads checked as numbers (0..n, one root, not the word
+    itself) and for cycles by pointer doubling."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")  # CRLF; a CR anywhere else goes to the line parser
+        if "\r" in text:
+            return None
+    if not text.endswith("\n\n") or text.startswith("\n") or "\n\n\n" in text:
+        return None  # no blank line before, between (twice) or after the sentences but the one that ends each
+    treebank = Treebank(sha256=digest)
+    s = treebank.sentences
+    token_lines, token_counts, token_first_lines, seen = [], [], [], set()
+    line_no = 1
+    for sent_idx, block in enumerate(text[:-2].split("\n\n"), start=1):
+        lines = block.split("\n")
+        k = 0
+        while k < len(lines) and lines[k].startswith("#"):
+            k += 1
+        comments = lines[:k]
+        found = [m.group(1) for m in map(SENT_ID_COMMENT.match, comments) if m]
+        sent_id = found[0] if found else str(sent_idx)
+        if k == len(lines) or len(found) > 1 or not sent_id or sent_id in seen:
+            return None
+        seen.add(sent_id)
+        s["sent_idx"].append(sent_idx)
+        s["sent_id"].append(sent_id)
+        s["text"].append(comment_text(comments))
+        s["comments"].append(comments)
+        s["first_line"].append(line_no)
+        token_lines += lines[k:]
+        token_counts.append(len(lines) - k)
+        token_first_lines.append(line_no + k)
+        line_no += len(lines) + 1
+    n = len(token_lines)
+    if list(map(str.count, token_lines, repeat("\t", n))).count(9) != n:
+        return None
+    fields = "\t".join(token_lines).split("\t")
+    if "" in fields:
+        return None
+    words = _valid_words(fields[0::10], fields[6::10], token_counts)
+    if words is None:
+        return None
+    treebank.words = words
+    treebank.token_lines = token_lines
+    treebank.token_sent_idx = list(chain.from_iterable(map(repeat, s["sent_idx"], token_counts)))
+    ends = map(add, token_first_lines, token_counts)
+    treebank.token_line_no = list(chain.from_iterable(map(range, token_first_lines, ends)))
+    return treebank
+
+
+def _valid_words(ids, heads, token_counts):
+    """The number of words if the token ids and heads are valid (the line parser's rules), else None.
+
+    Words are the ids made of digits; they must be 1..n in each sentence. The few other lines (multiword
+    tokens, empty nodes, anything invalid) are checked one by one in _valid_others."""
+    is_word = list(map(str.isdigit, ids))
+    others = list(compress(range(len(ids)), map(not_, is_word)))
+    starts = list(chain([0], _cumulative(token_counts)))
+    sentence_of = [bisect_right(starts, i) - 1 for i in others]
+    counts = list(token_counts)
+    for sentence in sentence_of:
+        counts[sentence] -= 1  # word counts
+    if 0 in counts:
+        return None
+    numbers = list(map(str, range(max(counts) + 1)))  # "0", "1", ...: word ids and heads as the file writes them
+    if list(compress(ids, is_word)) != list(chain.from_iterable(numbers[1 : n + 1] for n in counts)):
+        return None
+    if not _valid_others(ids, is_word, others, sentence_of, starts, counts):
+        return None
+    head = list(map(dict(zip(numbers, range(len(numbers)))).get, compress(heads, is_word)))
+    if None in head:  # not 0 or [1-9][0-9]* (the line parser's rule), or beyond every sentence's last word
+        return None
+    word = list(chain.from_iterable(map(range, repeat(1), map(add, counts, repeat(1)))))
+    if any(map(gt, head, chain.from_iterable(map(repeat, counts, counts)))) or any(map(eq, head, word)):
+        return None  # a head beyond the sentence's last word, or a word its own head
+    if head.count(0) != len(counts):  # with every word reaching a root below: one root per sentence
+        return None
+    return sum(counts) if _every_word_reaches_its_root(head, counts) else None
+
+
+def _valid_others(ids, is_word, others, sentence_of, starts, counts):
+    """Whether the non-word lines are multiword tokens and empty nodes where the line parser accepts them:
+    a range a-b (a < b <= n, after the last range's end) right before word a, an empty node k.d right after
+    word k, numbered d = 1, 2, ... after it."""
+    previous_sentence = None
+    for i, sentence in zip(others, sentence_of):
+        if sentence != previous_sentence:
+            others_before, last_range_end, last_empty, previous_sentence = 0, 0, (0, 0), sentence
+        last_word = i - starts[sentence] - others_before
+        others_before += 1
+        multiword, empty = _RANGE_ID.match(ids[i]), _EMPTY_ID.match(ids[i])
+        if multiword:
+            start, end = map(int, multiword.groups())
+            next_is_word = i + 1 < starts[sentence + 1] and is_word[i + 1]
+            if not (next_is_word and last_range_end < start == last_word + 1 < end <= counts[sentence]):
+                return False
+            last_range_end = end
+        elif empty:
+            after, decimal = map(int, empty.groups())
+            if after != last_word or decimal != (last_empty[1] + 1 if last_empty[0] == after else 1):
+                return False
+            last_empty = (after, decimal)
+        else:
+            return False
+    return True
+
+
+def _cumulative(values):
+    total = 0
+    for value in values:
+        total += value
+        yield total
+
+
+def _every_word_reaches_its_root(head, counts):
+    """No cycle: each sentence gets a slot for its root (0) before its words, pointing to itself; every
+    word points to its head's slot. After k rounds of p = p[p], each slot points 2**k steps up, so after
+    enough rounds every word of a tree points to its sentence's root slot, and a word in a cycle never."""
+    bases = list(chain([0], _cumulative(map(add, counts, repeat(1)))))[:-1]
+    per_slot = list(chain.from_iterable(map(repeat, bases, map(add, counts, repeat(1)))))
+    heads_with_root, start = [], 0
+    for n in counts:
+        heads_with_root.append(0)
+        heads_with_root += head[start : start + n]
+        start += n
+    up = list(map(add, per_slot, heads_with_root))
+    for _ in range(max(counts).bit_length()):
+        up = list(map(up.__getitem__, up))
+    return up == per_slot

@@ -27,7 +27,11 @@ def connect(path):
     """A writing connection; creates the file in STORAGE_VERSION if it does not exist."""
     import duckdb  # noqa: PLC0415 (see the module's docstring)
 
-    return duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
+    # No DuckDB progress bar: a slow statement on a busy machine would print it into the load's
+    # own output (loads report their progress themselves).
+    con = duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
+    con.execute("set enable_progress_bar = false")
+    return con
 
 
 class WarehouseError(ValueError):
@@ -211,3 +215,23 @@ def insert_columns(con, table, columns):
     rows = len(next(iter(columns.values())))
     for start in range(0, rows, INSERT_ROWS):
         con.execute(sql, [values[start : start + INSERT_ROWS] for values in columns.values()])
+
+
+def insert_lines(con, table, constants, columns, lines, names):
+    """Bulk insert of tab-separated `lines`, split by DuckDB into the columns `names`: no Python value per field,
+    which halves the cost of a treebank's insert (docs/benchmarks.md, session 26). `columns` are column lists
+    as in insert_columns, one value per line; `constants` (name -> value) are the same in every row. The
+    lines hold no line end, and each has len(names) fields."""
+    k = len(constants)
+    selected = [f"${j} as {name}" for j, name in enumerate(constants, start=1)]
+    selected += [*columns] + [f"f[{j}] as {name}" for j, name in enumerate(names, start=1)]
+    unnested = [f"unnest(${j}) as {name}" for j, name in enumerate(columns, start=k + 1)]
+    unnested.append(f"string_split(unnest(string_split(${k + len(columns) + 1}, chr(10))), chr(9)) as f")
+    sql = (
+        f"insert into {table} ({', '.join([*constants, *columns, *names])}) "
+        f"select {', '.join(selected)} from (select {', '.join(unnested)})"
+    )
+    for start in range(0, len(lines), INSERT_ROWS):
+        end = start + INSERT_ROWS
+        chunk = [values[start:end] for values in columns.values()]
+        con.execute(sql, [*constants.values(), *chunk, "\n".join(lines[start:end])])

@@ -135,15 +135,21 @@ def parser():
 
     c = sub.add_parser(
         "load-treebank",
-        help="load a CoNLL-U treebank as the reference of a corpus",
-        description="Load (or replace) the reference treebank of a corpus. "
+        help="load CoNLL-U treebanks as the references of corpora",
+        description="Load (or replace) the reference treebank of a corpus. Several files are "
+        "several corpora, each named by its file's stem, loaded in one transaction (all or none). "
         "Example: srlens load-treebank en_ewt-ud-test.conllu --corpus en_ewt",
     )
-    c.add_argument("file", help="a UD CoNLL-U file")
-    c.add_argument("--corpus", required=True, help=f"the corpus name runs will refer to, e.g. en_ewt ({NAMES})")
+    c.add_argument("file", nargs="+", help="a UD CoNLL-U file; several files: en_ewt.conllu fr_gsd.conllu ...")
+    c.add_argument(
+        "--corpus",
+        help=f"the corpus name runs will refer to, e.g. en_ewt ({NAMES}); needed with one file, refused with "
+        "several (each file's stem names its corpus)",
+    )
     c.add_argument(
         "--language",
-        help="ISO code of the language, e.g. en (default: the prefix of the corpus or file name, as in UD's en_ewt)",
+        help="ISO code of the language, e.g. en (default: the prefix of the corpus or file name, as in UD's "
+        "en_ewt); with several files, the language of each",
     )
 
     c = sub.add_parser(
@@ -536,10 +542,22 @@ def run(args):
         for path in args.file if isinstance(args.file, list) else [args.file]:
             announce(path)
     if args.command == "load-treebank":
-        from srlens.loaders.load import load_treebank
+        if (args.corpus is None) == (len(args.file) == 1):
+            raise ValueError(
+                "load-treebank of one file needs --corpus"
+                if args.corpus is None
+                else "--corpus goes with one file: with several, each file's stem names its corpus"
+            )
+        from srlens.loaders.load import load_treebanks
+        from srlens.loaders.names import check_name
 
-        sentences, words = load_treebank(args.warehouse, args.file, args.corpus, args.language)
-        say(f"loaded {sentences} sentences ({words} words) as corpus {args.corpus}")
+        stem = "the corpus (the file's name without its extension)"
+        corpora = [args.corpus] if args.corpus is not None else [check_name(Path(f).stem, stem) for f in args.file]
+        loaded = load_treebanks(
+            args.warehouse, [(path, corpus, args.language) for path, corpus in zip(args.file, corpora)]
+        )
+        for corpus, (sentences, words) in zip(corpora, loaded):
+            say(f"loaded {sentences} sentences ({words} words) as corpus {corpus}")
     elif args.command == "load-outputs" and len(args.file) > 1:
         if args.corpus is not None:
             raise ValueError("--corpus goes with one file: with several, each file's stem names its corpus")

@@ -20,6 +20,7 @@ from srlens.udfs.accuracy import (
     EditCounts,
     aligned_edit_counts,
     edit_counts,
+    pattern_edit_counts,
     register,
     sentence_accuracies,
 )
@@ -654,6 +655,25 @@ def test_the_compiled_distance_and_the_band_choose_the_same_alignment_as_the_pla
         else:
             out = [rng.choice("abc") for _ in range(rng.randint(0, 10))]
         assert tuple(aligned_edit_counts(ref, out)) == plain_edit_counts(ref, out), (ref, out)
+
+
+def test_units_with_one_pattern_of_equal_tokens_share_their_counts_and_stay_exact():
+    # pattern_edit_counts (what srlens_edit_counts calls) keeps small units' counts by which tokens
+    # are equal. The same pattern under other labels (positions of other treelets, other lemma ids)
+    # is a lookup, and must give what the plain DP gives for those labels; so must units that
+    # differ from a stored one only in which tokens repeat.
+    rng = random.Random(13)
+    for _ in range(20000):
+        n = rng.randint(0, 8)
+        ref = [rng.choice("abcd"[: rng.randint(1, 4)]) for _ in range(n)]
+        out = rng.sample(ref, rng.randint(0, n)) if rng.random() < 0.5 else [rng.choice("abcde") for _ in range(n)]
+        labels = dict(zip("abcde", rng.sample(range(100), 5)))
+        for r, o in ((ref, out), ([labels[t] for t in ref], [labels[t] for t in out])):
+            assert tuple(pattern_edit_counts(r, o)) == plain_edit_counts(r, o), (r, o)
+    assert pattern_edit_counts([4, 9], [9, 4]) == pattern_edit_counts([1, 2], [2, 1]) == EditCounts(1, 1, 0, 1)
+    assert pattern_edit_counts([4, 4], [4, 4, 4]) == EditCounts(1, 0, 0, 0)
+    assert pattern_edit_counts([4, 5], [4, 5, 5]) == EditCounts(1, 0, 0, 0)
+    assert pattern_edit_counts([4, 5], [4, 5, 6]) == EditCounts(1, 0, 0, 0)
 
 
 def test_sql_edit_counts(con):

@@ -242,11 +242,24 @@ def test_holm_reference_on_a_hand_computed_case():
     assert holm([0.02, 0.02, 0.9]) == [0.06, 0.06, 0.9]  # ties get the same value, whatever their order
 
 
+def pairwise_spearman_in_sql(rows):
+    """[(k, n, rho, p_value)] of srlens_spearman_pairwise over the (xs, ys) rows, in one DuckDB table."""
+    from srlens.udfs import stats as udf_stats
+
+    con = duckdb.connect()
+    udf_stats.register(con)
+    con.execute("create table t (k integer, xs double[], ys double[])")
+    con.executemany("insert into t values (?, ?, ?)", [(k, xs, ys) for k, (xs, ys) in enumerate(rows)])
+    got = con.execute(
+        "select k, r.n, r.rho, r.p_value from (select k, srlens_spearman_pairwise(xs, ys) r from t) order by k"
+    ).fetchall()
+    con.close()
+    return got
+
+
 def test_pairwise_spearman_udf_equals_scipy_bit_for_bit():
     """srlens_spearman_pairwise (metric_correlations) on lists with NULLs, ties, constant and tiny
     samples, in batches of several arrow chunks: exactly scipy.stats.spearmanr on the complete pairs."""
-    from srlens.udfs import stats as udf_stats
-
     draw = random.Random(18)
     rows = []
     for _ in range(3000):
@@ -258,14 +271,7 @@ def test_pairwise_spearman_udf_equals_scipy_bit_for_bit():
             for _ in range(size)
         ]
         rows.append((xs, ys))
-    con = duckdb.connect()
-    udf_stats.register(con)
-    con.execute("create table t (k integer, xs double[], ys double[])")
-    con.executemany("insert into t values (?, ?, ?)", [(k, xs, ys) for k, (xs, ys) in enumerate(rows)])
-    got = con.execute(
-        "select k, r.n, r.rho, r.p_value from (select k, srlens_spearman_pairwise(xs, ys) r from t) order by k"
-    ).fetchall()
-    con.close()
+    got = pairwise_spearman_in_sql(rows)
     defined = 0
     for (k, n, rho, p), (xs, ys) in zip(got, rows):
         pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
@@ -273,6 +279,27 @@ def test_pairwise_spearman_udf_equals_scipy_bit_for_bit():
         assert (n, rho, p) == want, (k, xs, ys)
         defined += rho is not None
     assert 1000 < defined < len(rows) - 1000  # both defined and undefined cases were met
+
+
+def test_pairwise_spearman_udf_reuses_ranks_only_of_equal_samples():
+    """As metric_correlations calls it: every pair of a run's variables, so one variable's list comes
+    again and again, with and without NULLs on the other side; ranks kept for one sample must never
+    serve another (same values in another order, one value changed, a NULL more)."""
+    draw = random.Random(26)
+    base = [float(draw.randint(0, 5)) for _ in range(40)]
+    variables = [
+        base,
+        base[::-1],
+        [*base[:-1], base[-1] + 1],
+        [None if k % 7 == 0 else x for k, x in enumerate(base)],
+        [draw.random() for _ in range(40)],
+        [None if k % 3 == 0 else draw.random() for k in range(40)],
+    ]
+    rows = [(a, b) for a in variables for b in variables]
+    got = pairwise_spearman_in_sql(rows)
+    for (k, n, rho, p), (xs, ys) in zip(got, rows):
+        pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+        assert (n, rho, p) == expected_spearman([x for x, _ in pairs], [y for _, y in pairs]), k
 
 
 def sentence_vectors(con):

@@ -326,3 +326,51 @@ def test_large_inserts_go_in_chunks_and_keep_every_row(corpora, tmp_path, monkey
         assert [s[1] for s in rows("en_ewt_again")[0]] == [sent_id for sent_id, _, _ in sentences["en_ewt"]]
     finally:
         con.close()
+
+
+# Several treebanks in one load-treebank: one transaction for all (loaders/load.py load_treebanks).
+
+
+def _raw_rows(warehouse, corpora):
+    """Sentences, tokens and treebank files of `corpora` (loaded_at left out), as one load leaves them."""
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        return [
+            sorted(con.execute(f"select * exclude ({skip}) from raw.{t} where corpus in ?", [corpora]).fetchall())
+            for t, skip in (("sentences", "corpus"), ("tokens", "corpus"), ("treebank_files", "loaded_at"))
+        ]
+    finally:
+        con.close()
+
+
+def test_several_treebanks_load_as_one_load_each(corpora, tmp_path, capsys):
+    warehouse, sentences = corpora
+    together = tmp_path / "together.duckdb"
+    files = [str(tmp_path / "en_ewt.conllu"), str(tmp_path / "fr_gsd.conllu")]
+    code, out, _ = _cli(capsys, "--warehouse", together, "load-treebank", *files)
+    assert code == 0
+    words = {  # lines whose id is a number
+        corpus: sum(line.split("\t")[0].isdigit() for _, _, block in blocks for line in block.split("\n"))
+        for corpus, blocks in sentences.items()
+    }
+    assert out == (
+        f"loaded {EN} sentences ({words['en_ewt']} words) as corpus en_ewt\n"
+        f"loaded {FR} sentences ({words['fr_gsd']} words) as corpus fr_gsd\n"
+    )
+    assert _raw_rows(together, ["en_ewt", "fr_gsd"]) == _raw_rows(warehouse, ["en_ewt", "fr_gsd"])
+
+
+def test_a_bad_file_among_several_treebanks_loads_none_of_them(corpora, tmp_path, capsys):
+    warehouse, sentences = corpora
+    good = _write(tmp_path / "new/de_one.conllu", "\n\n".join(b for _, _, b in sentences["en_ewt"]) + "\n\n")
+    bad = _write(tmp_path / "new/en_ewt.conllu", "\n\n".join(b for _, _, b in sentences["en_ewt"]) + "\n")
+    before = table_snapshot(warehouse)
+    code, _, err = _cli(capsys, "--warehouse", warehouse, "load-treebank", good, bad)
+    assert code == 2 and err.startswith(f"srlens: error: {bad}:") and "not followed by a blank line" in err
+    assert table_snapshot(warehouse) == before
+    code, _, err = _cli(capsys, "--warehouse", warehouse, "load-treebank", good, bad, "--corpus", "x")
+    assert (code, err) == (
+        2,
+        "srlens: error: --corpus goes with one file: with several, each file's stem names its corpus\n",
+    )
+    assert table_snapshot(warehouse) == before

@@ -4,9 +4,10 @@ import duckdb
 import pytest
 
 from srlens.cli import main
+from srlens.loaders.conllu_reader import _read_whole_file, read_conllu_lines, read_text
 from srlens.loaders.errors import LoadError
 from srlens.loaders.load import load_outputs, load_treebank
-from tests.conftest import table_snapshot
+from tests.conftest import SHARED, require_shared, table_snapshot
 
 GOOD = """# sent_id = s1
 # text = Dogs bark.
@@ -618,3 +619,116 @@ def test_a_bom_and_crlf_line_ends_are_read_as_utf8_and_lf(tmp_path):
     ]
     assert con.execute("select count(*) from raw.tokens where misc like '%\r%'").fetchone() == (0,)
     con.close()
+
+
+# The two CoNLL-U readers (loaders/conllu_reader.py): the fast one decides only "valid", the line parser
+# names the problem. Whatever the fast one accepts must read exactly as the line parser reads it.
+
+
+def _both_readers(text):
+    """(fast reader's Treebank or None, line parser's Treebank or LoadError) of `text`."""
+    source = (text, "sha")
+    try:
+        lines = read_conllu_lines("t.conllu", source)
+    except LoadError as err:
+        lines = err
+    return _read_whole_file(*source), lines
+
+
+def _same_treebank(a, b):
+    return (a.sentences, a.tokens, a.token_lines, a.words, a.sha256) == (
+        b.sentences,
+        b.tokens,
+        b.token_lines,
+        b.words,
+        b.sha256,
+    )
+
+
+def test_the_fast_reader_reads_every_real_treebank_as_the_line_parser_does():
+    require_shared()
+    paths = sorted(SHARED.glob("ud/*/*.conllu"))
+    assert len(paths) >= 9
+    for path in paths:
+        source = read_text(path)
+        fast, lines = _read_whole_file(*source), read_conllu_lines(path, source)
+        assert fast is not None, f"the fast reader left {path.name} to the line parser"
+        assert _same_treebank(fast, lines), path.name
+        assert fast.tokens["head"] == lines.tokens["head"] and len(fast.tokens["misc"]) == len(lines.token_lines)
+
+
+def _replace_line(text, old, new):
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+CATS = "1\tCats\tcat\tNOUN\tNNS\t_\t4\tnsubj\t_\t_"
+SLEEP = "4\tsleep\tsleep\tVERB\tVB\t_\t0\troot\t_\t_"
+# Inputs a column-wise check could take for valid: each must go to the line parser, which refuses it.
+TRICKY = {
+    "8 and 10 tabs": _replace_line(
+        _replace_line(GOOD, "1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur", "1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur\t3"),
+        "2\tbark\tbark\tVERB\tVBP\t_\t0",
+        "bark\tbark\tVERB\tVBP\t_\t0",
+    ),
+    "head +4": _replace_line(GOOD, CATS, CATS.replace("\t4\t", "\t+4\t")),
+    "head 04": _replace_line(GOOD, CATS, CATS.replace("\t4\t", "\t04\t")),
+    "head -0": _replace_line(GOOD, SLEEP, SLEEP.replace("\t0\t", "\t-0\t")),
+    "head in Arabic digits": _replace_line(GOOD, CATS, CATS.replace("\t4\t", "\t\u0664\t")),
+    "word id in Arabic digits": _replace_line(GOOD, CATS, "\u0661" + CATS[1:]),
+    "word id 01": _replace_line(GOOD, CATS, "0" + CATS),
+    "head beyond the sentence": _replace_line(GOOD, CATS, CATS.replace("\t4\t", "\t6\t")),
+    "own head": _replace_line(GOOD, CATS, CATS.replace("\t4\t", "\t1\t")),
+    "a cycle and a second root elsewhere": _replace_line(
+        _replace_line(GOOD, "3\t.\t.\tPUNCT\t.\t_\t2\tpunct", "3\t.\t.\tPUNCT\t.\t_\t0\tpunct"),
+        "2\tbark\tbark\tVERB\tVBP\t_\t0",
+        "2\tbark\tbark\tVERB\tVBP\t_\t1",
+    ),
+    "range after its first word": _replace_line(
+        _replace_line(GOOD, "2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n", ""),
+        "2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_\n",
+        "2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_\n2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n",
+    ),
+    "range beyond the last word": _replace_line(GOOD, "2-3\tdon't", "2-9\tdon't"),
+    "range 2-2": _replace_line(GOOD, "2-3\tdon't", "2-2\tdon't"),
+    "range before an empty node": _replace_line(GOOD, "4.1\tsleeps", "4-5\tx\t_\t_\t_\t_\t_\t_\t_\t_\n4.1\tsleeps"),
+    "range at the end": GOOD.replace("\t_\t_\n\n", "\t_\t_\n4-5\tx\t_\t_\t_\t_\t_\t_\t_\t_\n\n", 1),
+    "empty node 4.2 without 4.1": _replace_line(GOOD, "4.1\tsleeps", "4.2\tsleeps"),
+    "empty node after the wrong word": _replace_line(GOOD, "4.1\tsleeps", "3.1\tsleeps"),
+    "comment after a token line": _replace_line(GOOD, SLEEP, SLEEP + "\n# late"),
+    "lone CR in a field": _replace_line(GOOD, "Number=Plur", "Number=\rPlur"),
+    "CRLF and a lone CR at a line end": GOOD.replace("\n", "\r\n").replace("SpaceAfter=No\r\n", "SpaceAfter=No\r\r\n"),
+    "a whitespace line between sentences": GOOD.replace("\n\n#", "\n \n\n#", 1),
+    "sent_id twice": GOOD.replace("# sent_id = s2", "# sent_id = s1"),
+    "two sent_id lines": GOOD.replace("# text = Dogs bark.", "# sent_id = s9\n# text = Dogs bark."),
+    "a second blank line": GOOD.replace("\n\n#", "\n\n\n#", 1),
+    "no blank line at the end": GOOD[:-1],
+    "only comments": GOOD + "# sent_id = s3\n\n",
+}
+
+
+@pytest.mark.parametrize("name", TRICKY)
+def test_the_fast_reader_leaves_every_bad_file_to_the_line_parser(name):
+    fast, lines = _both_readers(TRICKY[name])
+    if isinstance(lines, LoadError):
+        assert fast is None
+    else:  # a few are valid after all (CRLF with a CR kept in a field): then read alike
+        assert fast is None or _same_treebank(fast, lines)
+
+
+@pytest.mark.parametrize("case", BAD_TREEBANKS, ids=[c[0] for c in BAD_TREEBANKS])
+def test_the_fast_reader_accepts_none_of_the_malformed_treebanks(case):
+    name, text = case[0], case[1]
+    if name not in ("NUL byte", "UTF-16", "BOM inside", "CR line ends"):  # read_text refuses those first
+        assert _both_readers(text)[0] is None
+
+
+def test_the_valid_tricky_cases_read_alike():
+    # CRLF files, ranges and empty nodes where UD puts them, and the line parser's own test file
+    for text in (GOOD, GOOD.replace("\n", "\r\n"), GOOD.replace("Number=Plur", "Number=\rPlur").replace("\n", "\r\n")):
+        fast, lines = _both_readers(text)
+        assert not isinstance(lines, LoadError)
+        if "\r" in text.replace("\r\n", "\n"):
+            assert fast is None
+        else:
+            assert fast is not None and _same_treebank(fast, lines)

@@ -72,24 +72,15 @@ def spearman(xs, ys):
     return n, _finite_or_none(result.statistic), _finite_or_none(result.pvalue)
 
 
-def spearman_from_ranks(x_ranks, y_ranks):
-    """Columns (n, rho, p_value) of many pairs of average-rank lists; rho, p NaN where undefined
-    (n < 3 or a constant sample, see the module doc)."""
-    n = np.array([len(x) for x in x_ranks], dtype=np.int64)
-    rho = np.full(len(n), np.nan)
-    for k, (x, y) in enumerate(zip(x_ranks, y_ranks)):
-        if len(x) != len(y):
-            raise ValueError(f"spearman: samples of different lengths ({len(x)} and {len(y)})")
-        if n[k] >= 3 and x.count(x[0]) < n[k] and y.count(y[0]) < n[k]:
-            # scipy.stats.spearmanr's own step: np.corrcoef of the (n, 2) ranks, element [1, 0]
-            rho[k] = np.corrcoef(np.vstack((np.asarray(x, dtype=float), np.asarray(y, dtype=float))))[1, 0]
+def _spearman_p(n, rho):
+    """Two-sided p-values of Spearman's rho over arrays of n and rho (NaN where rho is NaN): scipy's
+    t statistic and ``special.stdtr``, one vectorized call."""
     from scipy import special
 
     dof = (n - 2).astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         t = rho * np.sqrt((dof / ((rho + 1.0) * (1.0 - rho))).clip(0))
-        p = 2 * special.stdtr(dof, -np.abs(t))
-    return n, rho, p
+        return 2 * special.stdtr(dof, -np.abs(t))
 
 
 def mannwhitney(xs, ys):
@@ -208,13 +199,27 @@ def spearman_pairwise_arrow(x_column, y_column):
         raise ValueError("spearman: lists of different lengths in one row")
     from scipy import stats
 
-    x_ranks, y_ranks = [], []
-    for start, end in zip(x_offsets[:-1], x_offsets[1:]):
+    # A variable meets every other variable of its run, mostly with the same values (no NULLs on
+    # either side): its ranks are computed once per batch and values, not once per pair.
+    ranks = {}
+
+    def rank(values):
+        key = values.tobytes()
+        if key not in ranks:
+            ranks[key] = stats.rankdata(values)
+        return ranks[key]
+
+    n = np.zeros(len(x_offsets) - 1, dtype=np.int64)
+    rho = np.full(len(n), np.nan)
+    for k, (start, end) in enumerate(zip(x_offsets[:-1], x_offsets[1:])):
         xs, ys = x_values[start:end], y_values[start:end]
         both = ~np.isnan(xs) & ~np.isnan(ys)
-        x_ranks.append(stats.rankdata(xs[both]).tolist())
-        y_ranks.append(stats.rankdata(ys[both]).tolist())
-    n, rho, p = spearman_from_ranks(x_ranks, y_ranks)
+        x, y = xs[both], ys[both]
+        n[k] = len(x)
+        if n[k] >= 3 and (x != x[0]).any() and (y != y[0]).any():  # else undefined (module doc)
+            # scipy.stats.spearmanr's own step: np.corrcoef of the (n, 2) average ranks, element [1, 0]
+            rho[k] = np.corrcoef(np.vstack((rank(x), rank(y))))[1, 0]
+    p = _spearman_p(n, rho)
     return pa.StructArray.from_arrays(
         [pa.array(n), pa.array(rho, mask=~np.isfinite(rho)), pa.array(p, mask=~np.isfinite(p))],
         fields=list(SPEARMAN_STRUCT),

@@ -8,7 +8,9 @@ runs many more.
 
 import os
 
-from tests.attack.mutants import Fuzzer
+from srlens.loaders.conllu_reader import _read_whole_file, read_conllu_lines, read_text
+from srlens.loaders.errors import LoadError
+from tests.attack.mutants import Fuzzer, make_mutant
 
 MUTANTS = 1000
 FIRST_SEED = int(os.environ.get("SRLENS_FUZZ_SEED", "0"))
@@ -26,3 +28,34 @@ def test_mutants_are_refused_cleanly_or_loaded_exactly(tmp_path):
     )
     # the series exercises both sides: a fuzzer that only ever refuses (or accepts) tests little
     assert fuzzer.counts["accepted"] >= 50 and fuzzer.counts["refused"] >= MUTANTS // 2, fuzzer.counts
+
+
+def test_the_fast_conllu_reader_accepts_only_what_the_line_parser_reads_the_same(tmp_path):
+    # loaders/conllu_reader.py: the fast reader returns None for anything it is not sure of; whatever it
+    # accepts, the line parser must accept too and read into the same Treebank.
+    path, compared, accepted = tmp_path / "mutant.conllu", 0, 0
+    for seed in range(FIRST_SEED, FIRST_SEED + 4000):
+        kind, fmt, data, _ = make_mutant(seed)
+        if fmt != "conllu":
+            continue
+        path.write_bytes(data)
+        try:
+            source = read_text(path)
+        except LoadError:
+            continue
+        fast = _read_whole_file(*source)
+        try:
+            lines = read_conllu_lines(path, source)
+        except LoadError as err:
+            assert fast is None, f"seed {seed}: the fast reader accepted what the line parser refuses: {err}"
+            continue
+        compared += 1
+        if fast is not None:
+            accepted += 1
+            assert (fast.sentences, fast.tokens, fast.token_lines, fast.words) == (
+                lines.sentences,
+                lines.tokens,
+                lines.token_lines,
+                lines.words,
+            ), f"seed {seed}"
+    assert compared >= 300 and accepted >= 200, (compared, accepted)

@@ -7,18 +7,8 @@
 -- totals come from the length alone). Each n-gram is packed into one integer key (macro
 -- packed_ngrams), and an output's or a reference sentence's n-grams are grouped by integer ids
 -- (output_id, reference_id): grouping by the names costs several times more.
-with outputs as (
-    select
-        submission_id, corpus, sent_idx, len(out_lemmas) as hyp_len, len(ref_lemmas) as ref_len,
-        row_number() over (order by submission_id, sent_idx) as output_id
-    from {{ ref('int_scored_outputs') }}
-    where has_reference and {{ changed_submission() }}  -- no BLEU without a reference (issue 17)
-),
-
-reference_sentences as (
-    select corpus, sent_idx, row_number() over (order by corpus, sent_idx) as reference_id
-    from (select distinct corpus, sent_idx from outputs)
-),
+-- (no BLEU without a reference, issue 17)
+with {{ numbered_outputs(['len(out_lemmas) as hyp_len', 'len(ref_lemmas) as ref_len'], where='has_reference') }},
 
 reference_words as (
     select
@@ -37,12 +27,11 @@ reference_lemmas as (
 ),
 
 output_words as (
-    select o.output_id, s.reference_id, w.pos, r.token_id
+    select o.output_id, o.reference_id, w.pos, r.token_id
     from {{ ref('int_output_lemmas') }} w
     join outputs o using (submission_id, sent_idx)
-    join reference_sentences s using (corpus, sent_idx)
     left join reference_lemmas r
-        on r.reference_id = s.reference_id and r.lemma_lower is not distinct from w.lemma_lower
+        on r.reference_id = o.reference_id and r.lemma_lower is not distinct from w.lemma_lower
     where {{ changed_submission('w.submission_id') }}
 ),
 

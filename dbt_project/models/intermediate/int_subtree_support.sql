@@ -1,11 +1,11 @@
 -- SPEC section 8, once per treebank: in how many sentences of the treebank each subtree occurs.
--- form_id numbers the subtrees of a corpus (1..k, in view/subtree order) so that the per-submission
--- counts in suspicious_subtrees group by integers, not strings; it is internal to the build.
+-- form_id is int_subtrees' number of the (view, subtree) form, so that suspicious_subtrees joins
+-- and counts subtrees by integers, not strings; it is internal to the build.
 select
     corpus,
-    view,
-    subtree,
+    any_value(view) as view,
+    any_value(subtree) as subtree,
     count(*) as sentences,
-    row_number() over (partition by corpus order by view, subtree)::integer as form_id
+    form_id
 from {{ ref('int_subtrees') }}
-group by corpus, view, subtree
+group by corpus, form_id

@@ -9,66 +9,144 @@
 --   pos_dep  UPOS~base deprel            (VERB~conj (ADV~advmod))
 --   lemma    lower-cased lemma           (see (dog))
 -- Canonical form: two dependents are written in sorted (binary string) order. A missing label
--- is written '_'. Labels are not escaped.
+-- is written '_'. Labels are not escaped, so two different label triples can write the same
+-- subtree (lemma '1 000' as one dependent, '1' and '000' as two): the string is the subtree.
 --
 -- occurrences counts the occurrences of the subtree in the sentence; positions lists them, each
 -- as analysis positions in the order the words appear in the subtree string (top word first).
+-- form_id numbers the (view, subtree) forms of all treebanks 1..k in view/subtree order, so that
+-- later models join and count subtrees by an integer; it is internal to the build.
+--
+-- How it is computed (fast at campaign scale): the enumeration joins and groups integers, with
+-- each label numbered in string order within its view (comparing numbers compares labels). The
+-- strings are written once per distinct label triple, not once per occurrence, and numbered;
+-- occurrences are then grouped by that number. An occurrence's positions travel packed in one
+-- BIGINT (21 bits a word, 0 = no third word), whose order is the order of the position lists.
 -- Set-based SQL: measured faster than a Python UDF doing the same enumeration per sentence
 -- (bench/mining_speed.py, section "Error mining").
 with
 
+corpora as (
+    select corpus, row_number() over (order by corpus) as corpus_no
+    from (select distinct corpus from {{ ref('int_analysis_words') }})
+),
+
+views as (
+    select view, row_number() over (order by view) as view_no  -- 1..4: three bits of `unit`
+    from ({{ values_of(definitions('mining_views')) }}) v (view)  -- srlens/definitions.py MINING_VIEWS
+),
+
 labelled as (
     select
-        corpus, sent_idx, pos, head_pos, v.view,
+        -- one integer for (corpus, sentence, view)
+        (c.corpus_no << 35) | (w.sent_idx::bigint << 3) | v.view_no as unit,
+        v.view,
+        case
+            when w.pos < 2097152 then w.pos
+            else error('int_subtrees: a sentence of 2,097,152 words or more in ' || w.corpus)
+        end as pos,
+        w.head_pos,
         case v.view
-            when 'dep' then coalesce(base_deprel, '_')
-            when 'pos' then coalesce(upos, '_')
-            when 'pos_dep' then coalesce(upos, '_') || '~' || coalesce(base_deprel, '_')
-            when 'lemma' then coalesce(lemma_lower, '_')
+            when 'dep' then coalesce(w.base_deprel, '_')
+            when 'pos' then coalesce(w.upos, '_')
+            when 'pos_dep' then coalesce(w.upos, '_') || '~' || coalesce(w.base_deprel, '_')
+            when 'lemma' then coalesce(w.lemma_lower, '_')
         end as label
-    from {{ ref('int_analysis_words') }}
-    cross join ({{ values_of(definitions('mining_views')) }}) v (view)  -- srlens/definitions.py MINING_VIEWS
+    from {{ ref('int_analysis_words') }} w
+    join corpora c using (corpus)
+    cross join views v
+),
+
+-- The labels numbered in view, then string order.
+labels as (
+    select view, label, row_number() over (order by view, label)::integer as label_id
+    from (select distinct view, label from labelled)
+),
+
+words as (
+    select w.unit, w.pos, w.head_pos, l.label_id as label
+    from labelled w
+    join labels l using (view, label)
 ),
 
 -- Every labelled edge: the head (top) word with one dependent.
 pairs as (
-    select d.corpus, d.sent_idx, d.view, d.head_pos as top, h.label as top_label, d.pos, d.label
-    from labelled d
-    join labelled h
-        on h.corpus = d.corpus and h.sent_idx = d.sent_idx and h.view = d.view and h.pos = d.head_pos
+    select d.unit, d.head_pos as top, h.label as top_label, d.pos, d.label
+    from words d
+    join words h on h.unit = d.unit and h.pos = d.head_pos
 ),
 
+-- Each occurrence as its unit, shape (1 one dependent, 2 two, 3 chain), label triple and packed
+-- positions.
 occurrences as (
-    select corpus, sent_idx, view, '(' || top_label || ' (' || label || '))' as subtree, [top, pos] as positions
+    select unit, 1 as shape, top_label, label as a, 0 as b, (top::bigint << 42) | (pos::bigint << 21) as packed
     from pairs
     union all
     -- two dependents of one word, each unordered pair once, written in sorted order
     select
-        x.corpus, x.sent_idx, x.view,
-        '(' || x.top_label || ' (' || least(x.label, y.label) || ' ' || greatest(x.label, y.label) || '))',
-        case when y.label < x.label then [x.top, y.pos, x.pos] else [x.top, x.pos, y.pos] end
+        x.unit, 2, x.top_label, least(x.label, y.label), greatest(x.label, y.label),
+        (x.top::bigint << 42)
+        | case
+            when y.label < x.label then (y.pos::bigint << 21) | x.pos
+            else (x.pos::bigint << 21) | y.pos
+        end
     from pairs x
-    join pairs y
-        on
-            y.corpus = x.corpus and y.sent_idx = x.sent_idx and y.view = x.view
-            and y.top = x.top and y.pos > x.pos
+    join pairs y on y.unit = x.unit and y.top = x.top and y.pos > x.pos
     union all
     -- word, dependent, grandchild
-    select
-        x.corpus, x.sent_idx, x.view,
-        '(' || x.top_label || ' (' || x.label || ' (' || y.label || ')))',
-        [x.top, x.pos, y.pos]
+    select x.unit, 3, x.top_label, x.label, y.label, (x.top::bigint << 42) | (x.pos::bigint << 21) | y.pos
     from pairs x
-    join pairs y
-        on y.corpus = x.corpus and y.sent_idx = x.sent_idx and y.view = x.view and y.top = x.pos
+    join pairs y on y.unit = x.unit and y.top = x.pos
+),
+
+-- Each label triple written once, and the strings numbered.
+triples as (
+    select distinct unit & 7 as view_no, shape, top_label, a, b from occurrences
+),
+
+forms as (
+    select
+        t.*,
+        v.view,
+        case t.shape
+            when 1 then '(' || h.label || ' (' || x.label || '))'
+            when 2 then '(' || h.label || ' (' || x.label || ' ' || y.label || '))'
+            else '(' || h.label || ' (' || x.label || ' (' || y.label || ')))'
+        end as subtree
+    from triples t
+    join views v using (view_no)
+    join labels h on h.label_id = t.top_label
+    join labels x on x.label_id = t.a
+    left join labels y on y.label_id = t.b
+),
+
+numbered as (
+    select *, dense_rank() over (order by view, subtree)::integer as form_id
+    from forms
+),
+
+grouped as (
+    select o.unit, n.form_id, count(*)::integer as occurrences, list(o.packed order by o.packed) as packed
+    from occurrences o
+    join numbered n
+        on
+            n.view_no = o.unit & 7 and n.shape = o.shape and n.top_label = o.top_label
+            and n.a = o.a and n.b = o.b
+    group by o.unit, n.form_id
 )
 
 select
-    corpus,
-    sent_idx,
-    view,
-    subtree,
-    count(*)::integer as occurrences,
-    list(positions order by positions) as positions
-from occurrences
-group by corpus, sent_idx, view, subtree
+    c.corpus,
+    ((g.unit >> 3) & 4294967295)::integer as sent_idx,
+    f.view,
+    f.subtree,
+    g.occurrences,
+    list_transform(
+        g.packed,
+        lambda p: [(p >> 42)::integer, ((p >> 21) & 2097151)::integer]
+        || case when p & 2097151 > 0 then [(p & 2097151)::integer] else [] end
+    ) as positions,
+    g.form_id
+from grouped g
+join corpora c on c.corpus_no = g.unit >> 35
+join (select distinct form_id, view, subtree from numbered) f using (form_id)

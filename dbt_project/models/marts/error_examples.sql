@@ -54,20 +54,36 @@ relation_ranked as (
     qualify rank <= {{ k }}
 ),
 
-most_suspicious as (
-    select submission_id, corpus, view, subtree
+-- Each run and view's max_subtrees-th highest suspicion: only the subtrees at or above it can be
+-- among the most suspicious, so the window below sorts those few. (With max_subtrees 0 the index
+-- is 0, the cutoff NULL and no subtree is kept, as the window would keep none.)
+suspicion_cutoffs as (
+    select
+        submission_id,
+        view,
+        list_sort(list(suspicion), 'DESC')[least({{ max_subtrees }}, count(*))] as cutoff
     from {{ ref('suspicious_subtrees') }}
     where is_suspicious and {{ changed_submission() }}
+    group by submission_id, view
+),
+
+most_suspicious as (
+    select s.submission_id, s.corpus, s.view, s.subtree
+    from {{ ref('suspicious_subtrees') }} s
+    join suspicion_cutoffs c using (submission_id, view)
+    where s.is_suspicious and s.suspicion >= c.cutoff
     qualify
-        row_number() over (partition by submission_id, view order by suspicion desc, subtree)
+        row_number() over (partition by s.submission_id, s.view order by s.suspicion desc, s.subtree)
         <= {{ max_subtrees }}
 ),
 
+-- With int_subtrees' form_id, the FAIL sentences that contain them are found and ranked by integers.
 subtree_candidates as (
-    select m.submission_id, t.view, t.subtree as key, m.sent_idx, m.score, t.positions
+    select x.submission_id, x.view, x.subtree as key, p.form_id, m.sent_idx, m.score, t.positions
     from most_suspicious x
+    join {{ ref('int_subtree_support') }} p using (corpus, view, subtree)
     -- the corpus in both conditions: a subtree's sentences are looked up in its run's corpus only
-    join {{ ref('int_subtrees') }} t on t.corpus = x.corpus and t.view = x.view and t.subtree = x.subtree
+    join {{ ref('int_subtrees') }} t on t.corpus = p.corpus and t.form_id = p.form_id
     join {{ ref('int_mining_sentences') }} m
         on m.submission_id = x.submission_id and m.corpus = t.corpus and m.sent_idx = t.sent_idx and m.is_fail
 ),
@@ -78,7 +94,7 @@ subtree_ranked as (
         null::bigint as key_missed, null::bigint as key_edges, c.score as mining_score,
         c.positions as subtree_positions,
         row_number() over (
-            partition by c.submission_id, c.view, c.key
+            partition by c.submission_id, c.form_id
             order by c.score asc, coalesce(e.missed, 0) desc, c.sent_idx
         ) as rank
     from subtree_candidates c

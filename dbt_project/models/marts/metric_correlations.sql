@@ -7,50 +7,57 @@
 -- one of the Holm family, holm_tests).
 {%- set alpha = number_var('correlation_alpha') %}
 
+{%- set variables = definitions('correlation_scores') + definitions('complexity_metrics') %}
+
 with vals as (
-    select * from {{ ref('int_corr_sentence_values') }}
+    select submission_id, sent_idx, ordinal, value
+    from {{ ref('int_corr_sentence_values') }}
     where {{ changed_submission() }}
 ),
 
-present as (
-    select distinct submission_id, corpus, team, run, campaign, variable, ordinal from vals
-),
-
-pairs as (
+-- every sentence of the run that has any value, in order, one column per variable (its ordinal in
+-- int_corr_sentence_values, the order of `variables`; it has one value or none): NULL where it has no value
+sentence_rows as (
     select
-        a.submission_id, a.corpus, a.team, a.run, a.campaign,
-        a.variable as metric_a, b.variable as metric_b, a.ordinal as ordinal_a, b.ordinal as ordinal_b
-    from present a
-    join present b on a.submission_id = b.submission_id and a.ordinal < b.ordinal
+        submission_id,
+        sent_idx,
+    {%- for variable in variables %}
+        max(value) filter (where ordinal = {{ loop.index }}) as v{{ loop.index }}{{ ',' if not loop.last }}
+    {%- endfor %}
+    from vals
+    group by submission_id, sent_idx
 ),
 
-run_sentences as (
-    -- every sentence of the run that has any value, in order
-    select distinct submission_id, sent_idx from vals
+run_lists as (
+    select
+        submission_id,
+    {%- for variable in variables %}
+        list(v{{ loop.index }} order by sent_idx) as v{{ loop.index }},
+        count(v{{ loop.index }}) as n{{ loop.index }}{{ ',' if not loop.last }}
+    {%- endfor %}
+    from sentence_rows
+    group by submission_id
 ),
 
+-- one list per variable with a value in the run, over all of the run's sentences in order
 variable_lists as (
-    -- one list per variable over all of the run's sentences in order, NULL where it has no value
-    select
-        r.submission_id, p.variable, any_value(p.ordinal) as ordinal,
-        list(v.value order by r.sent_idx) as vs
-    from run_sentences r
-    join (select distinct submission_id, variable, ordinal from vals) p using (submission_id)
-    left join vals v on v.submission_id = r.submission_id and v.sent_idx = r.sent_idx and v.variable = p.variable
-    group by all
-),
-
-samples as (
-    -- the pair's two lists; srlens_spearman_pairwise drops the sentences where either is NULL
-    select a.submission_id, a.variable as metric_a, b.variable as metric_b, a.vs as xs, b.vs as ys
-    from variable_lists a
-    join variable_lists b on a.submission_id = b.submission_id and a.ordinal < b.ordinal
+    {%- for variable in variables %}
+        select submission_id, {{ string_literal(variable) }} as variable, {{ loop.index }} as ordinal, v{{ loop.index }} as vs
+        from run_lists
+        where n{{ loop.index }} > 0
+        {{ 'union all' if not loop.last }}
+    {%- endfor %}
 ),
 
 tests as (
-    select p.*, srlens_spearman_pairwise(coalesce(s.xs, []), coalesce(s.ys, [])) as r
-    from pairs p
-    left join samples s using (submission_id, metric_a, metric_b)
+    -- srlens_spearman_pairwise drops the sentences where either list is NULL
+    select
+        a.submission_id, s.corpus, s.team, s.run, s.campaign,
+        a.variable as metric_a, b.variable as metric_b, a.ordinal as ordinal_a, b.ordinal as ordinal_b,
+        srlens_spearman_pairwise(a.vs, b.vs) as r
+    from variable_lists a
+    join variable_lists b on a.submission_id = b.submission_id and a.ordinal < b.ordinal
+    join {{ ref('stg_submissions') }} s on s.submission_id = a.submission_id
 ),
 
 holm as (

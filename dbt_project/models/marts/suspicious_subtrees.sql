@@ -13,7 +13,8 @@
 --
 -- How it is counted (fast at campaign scale): C(f) is the treebank's count minus the sentences
 -- the submission leaves out (missing, or NULL score), and only FAIL sentences are joined with the
--- subtrees, by integer keys. PASS counts follow: C(!f|P) = |PASS| - (C(f) - C(f|F)).
+-- subtrees, by integer keys (int_subtrees' form_id). PASS counts follow: C(!f|P) = |PASS| -
+-- (C(f) - C(f|F)).
 {%- set min_support = number_var('mining_min_support') %}
 
 with
@@ -43,51 +44,56 @@ support as (
         and corpus in (select corpus from submissions)  -- an incremental build: the changed runs' corpora
 ),
 
--- The subtrees that can reach min_support, per sentence, as integers.
+-- The subtrees that can reach min_support, as one list per sentence: the sentences below meet
+-- one row per sentence, not one per (sentence, subtree).
 sentence_forms as (
-    select t.corpus, t.sent_idx, p.form_id
+    select t.corpus, t.sent_idx, list(t.form_id) as form_ids
     from {{ ref('int_subtrees') }} t
-    join support p using (corpus, view, subtree)
+    semi join support p using (corpus, form_id)
+    group by t.corpus, t.sent_idx
 ),
 
-fail_counts as (
-    select s.submission_no, f.form_id, count(*) as c_f_fail
+-- The sentences whose subtrees are counted: each submission's FAIL sentences, and the sentences
+-- of its corpus it does not take part with (usually none).
+counted_sentences as (
+    select s.submission_no, m.corpus, m.sent_idx, true as is_fail
     from mining m
     join submissions s using (submission_id)
-    join sentence_forms f on f.corpus = m.corpus and f.sent_idx = m.sent_idx
     where m.is_fail
-    group by s.submission_no, f.form_id
-),
-
--- Sentences of the corpus a submission does not take part with (usually none).
-left_out as (
-    select s.submission_no, r.corpus, r.sent_idx
+    union all
+    select s.submission_no, r.corpus, r.sent_idx, false
     from submissions s
     join {{ ref('stg_sentences') }} r on r.corpus = s.corpus
     anti join mining m on m.submission_id = s.submission_id and m.sent_idx = r.sent_idx
 ),
 
-left_out_counts as (
-    select o.submission_no, f.form_id, count(*) as c_f_left_out
-    from left_out o
-    join sentence_forms f on f.corpus = o.corpus and f.sent_idx = o.sent_idx
-    group by o.submission_no, f.form_id
+form_counts as (
+    select
+        submission_no,
+        form_id,
+        count(*) filter (where is_fail) as c_f_fail,
+        count(*) filter (where not is_fail) as c_f_left_out
+    from (
+        select c.submission_no, c.is_fail, unnest(f.form_ids) as form_id
+        from counted_sentences c
+        join sentence_forms f using (corpus, sent_idx)
+    )
+    group by submission_no, form_id
 ),
 
 counts as (
     select
-        s.submission_id,
+        s.submission_no,
         p.view,
         p.subtree,
         s.sentences,
         s.failures,
         s.threshold,
-        p.treebank_sentences - coalesce(o.c_f_left_out, 0) as c_f,
+        p.treebank_sentences - coalesce(f.c_f_left_out, 0) as c_f,
         coalesce(f.c_f_fail, 0) as c_f_fail
     from submissions s
     join support p on p.corpus = s.corpus
-    left join fail_counts f on f.submission_no = s.submission_no and f.form_id = p.form_id
-    left join left_out_counts o on o.submission_no = s.submission_no and o.form_id = p.form_id
+    left join form_counts f on f.submission_no = s.submission_no and f.form_id = p.form_id
 ),
 
 scored as (
@@ -97,10 +103,17 @@ scored as (
         (sentences - failures) - (c_f - c_f_fail) as c_not_f_pass
     from counts
     where c_f >= greatest({{ min_support }}, 1)
+),
+
+-- The names of each submission, joined to its rows by an integer.
+named as (
+    select s.submission_no, sub.submission_id, sub.corpus, sub.team, sub.run, sub.campaign
+    from submissions s
+    join {{ ref('stg_submissions') }} sub using (submission_id)
 )
 
 select
-    c.submission_id,
+    sub.submission_id,
     c.view,
     c.subtree,
     sub.corpus,
@@ -124,4 +137,4 @@ select
     ) as suspicion,
     c.c_f >= {{ min_support }} and c.c_f_fail * c.sentences > c.failures * c.c_f as is_suspicious
 from scored c
-join {{ ref('stg_submissions') }} sub using (submission_id)
+join named sub using (submission_no)
