@@ -23,8 +23,7 @@
 {% endmacro %}
 
 {# A condition keeping the rows of the corpora this build computes: all of them on a full build,
-   the changed ones otherwise. A per-submission model uses it too, on the reference side it reads:
-   only the changed runs' corpora are needed. The ref is taken unconditionally so that dbt orders
+   the changed ones otherwise. The ref is taken unconditionally so that dbt orders
    int_changed_corpora first. #}
 {% macro changed_corpus(column='corpus', tuning=false) -%}
     {%- set changed = ref('int_changed_corpora') -%}
