@@ -15,6 +15,7 @@ from tests.conftest import REPO
 DEMO = REPO / "demo" / "data"
 CORPUS = "en_ewt_demo"
 RUN_FILES = {run: DEMO / "outputs" / CORPUS / f"{run}.sr.txt" for run in ("swaps", "random", "head_final")}
+FRENCH = "fr_gsd_demo"
 
 
 def last_build(warehouse):
@@ -26,13 +27,24 @@ def last_build(warehouse):
 
 
 def changed_submissions(warehouse):
+    return sorted(r[0] for r in query(warehouse, "select submission_id from intermediate.int_changed_submissions"))
+
+
+def query(warehouse, sql):
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        return sorted(
-            r[0] for r in con.execute("select submission_id from intermediate.int_changed_submissions").fetchall()
-        )
+        return con.execute(sql).fetchall()
     finally:
         con.close()
+
+
+def changed_copy(run_file, path):
+    """The run with its first output reversed, written to path."""
+    lines = run_file.read_text().splitlines()
+    first_text = next(i for i, line in enumerate(lines) if line.startswith("# text = "))
+    lines[first_text] = "# text = " + " ".join(reversed(lines[first_text][len("# text = ") :].split()))
+    path.write_text("\n".join(lines) + "\n")
+    return path
 
 
 def sentence_scores(warehouse):
@@ -50,7 +62,7 @@ def built_tables(warehouse):
     try:
         names = con.execute("""select table_schema || '.' || table_name from information_schema.tables
                                where table_schema in ('main', 'intermediate') and table_type = 'BASE TABLE'
-                                 and table_name <> 'int_changed_submissions'""").fetchall()
+                                 and table_name not in ('int_changed_submissions', 'int_changed_corpora')""").fetchall()
         return {name: sorted(con.execute(f"select * from {name}").fetchall(), key=repr) for (name,) in names}
     finally:
         con.close()
@@ -83,11 +95,7 @@ def incremental_warehouse(tmp_path_factory):
     build(warehouse, echo=False, processor="aligned")
     first_scores = sentence_scores(warehouse)
 
-    changed = root / "random_changed.sr.txt"  # the same run with its first output reversed
-    lines = RUN_FILES["random"].read_text().splitlines()
-    first_text = next(i for i, line in enumerate(lines) if line.startswith("# text = "))
-    lines[first_text] = "# text = " + " ".join(reversed(lines[first_text][len("# text = ") :].split()))
-    changed.write_text("\n".join(lines) + "\n")
+    changed = changed_copy(RUN_FILES["random"], root / "random_changed.sr.txt")
     load_outputs(warehouse, changed, CORPUS, "perturb", "random")
     load_outputs(warehouse, RUN_FILES["head_final"], CORPUS, "perturb", "head_final")
     build(warehouse, echo=False, processor="aligned")
@@ -104,29 +112,42 @@ def test_loading_runs_makes_the_next_build_incremental_over_those_runs_only(incr
 
 
 def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the_whole_verdict(incremental_warehouse):
-    """Data tests that cost what they guard (issue 18). In the incremental build, a test of a per-submission
-    (incremental) model that is row-wise, or a key holding submission_id, reads the changed submissions'
-    rows only; every other test reads its whole table."""
+    """Data tests that cost what they guard (issue 18). In the incremental build, a test of an incremental
+    model that is row-wise, or a key holding the column the model is refreshed by (submission_id for a
+    per-submission model, corpus for a per-corpus one), reads the changed submissions' (corpora's) rows
+    only; every other test reads its whole table."""
     warehouse, _ = incremental_warehouse
     target = warehouse.parent / f".{warehouse.name}.dbt" / "target"
     nodes = json.loads((target / "manifest.json").read_text())["nodes"]
-    restricted, expected, tests = set(), set(), 0
+    restricted, expected, tests = {}, {}, 0
     for result in json.loads((target / "run_results.json").read_text())["results"]:
         test = nodes.get(result["unique_id"])
         if test is None or test["resource_type"] != "test":
             continue
         tests += 1
-        meta = test["test_metadata"]
-        if nodes[test["attached_node"]]["config"]["materialized"] == "incremental" and (
-            meta["name"] in ("not_null", "accepted_values", "expression_is_true")
-            or (meta["name"] == "unique_key" and "submission_id" in meta["kwargs"]["columns"])
+        meta, model = test["test_metadata"], nodes[test["attached_node"]]["config"]
+        refreshed_by = {"submission_id": "int_changed_submissions", "corpus": "int_changed_corpora"}.get(
+            model["meta"].get("refreshed_by")
+        )
+        if (
+            model["materialized"] == "incremental"
+            and refreshed_by
+            and (
+                meta["name"] in ("not_null", "accepted_values", "expression_is_true")
+                or (meta["name"] == "unique_key" and model["meta"]["refreshed_by"] in meta["kwargs"]["columns"])
+            )
         ):
-            expected.add(test["name"])
-        if "int_changed_submissions" in result["compiled_code"]:
-            restricted.add(test["name"])
+            expected[test["name"]] = refreshed_by
+        for changed in ("int_changed_submissions", "int_changed_corpora"):
+            if changed in result["compiled_code"]:
+                restricted[test["name"]] = changed
     assert restricted == expected
-    assert "unique_key_sentence_scores_submission_id__sent_id" in restricted
+    assert restricted["unique_key_sentence_scores_submission_id__sent_id"] == "int_changed_submissions"
+    assert restricted["unique_key_ensemble_selection_corpus__tuning_corpus"] == "int_changed_corpora"
+    assert restricted["pairwise_significance_values_in_range"] == "int_changed_corpora"
     assert "unique_key_submission_scores_submission_id" not in restricted  # a table of every run, rebuilt
+    # its key does not hold the corpus (a run's pairs are all of its corpus, but the rule stays simple)
+    assert "unique_key_pairwise_significance_metric__submission_a__submission_b" not in restricted
     assert 0 < len(restricted) < tests
 
 
@@ -144,19 +165,25 @@ def test_an_incremental_build_leaves_the_views_as_they_are_and_still_runs_their_
     assert "unique_key_stg_outputs_submission_id__sent_idx" in view_tests
 
 
-def test_an_incremental_build_equals_a_full_rebuild(incremental_warehouse, tmp_path):
-    warehouse, _ = incremental_warehouse
+def assert_equal_to_a_full_rebuild(warehouse, tmp_path, dbt_vars=None):
+    """Every table of the warehouse equals that of a full rebuild of its copy; returns the tables."""
     full = tmp_path / "full.duckdb"
     shutil.copyfile(warehouse, full)
-    build(full, echo=False, processor="aligned", full_refresh=True)
+    build(full, echo=False, processor="aligned", dbt_vars=dbt_vars, full_refresh=True)
     assert last_build(full) is True
     incremental, rebuilt = built_tables(warehouse), built_tables(full)
     assert incremental.keys() == rebuilt.keys()
-    assert len(incremental["main.sentence_scores"]) == 3 * 200
     for name in incremental:
         assert len(incremental[name]) == len(rebuilt[name]), name
         for a, b in zip(incremental[name], rebuilt[name]):
             assert_same_values(a, b, name)
+    return incremental
+
+
+def test_an_incremental_build_equals_a_full_rebuild(incremental_warehouse, tmp_path):
+    warehouse, _ = incremental_warehouse
+    tables = assert_equal_to_a_full_rebuild(warehouse, tmp_path)
+    assert len(tables["main.sentence_scores"]) == 3 * 200
 
 
 def test_the_unchanged_run_keeps_its_scores_and_the_changed_run_changes_where_it_changed(incremental_warehouse):
@@ -184,3 +211,97 @@ def test_a_change_beyond_runs_makes_a_full_build(incremental_warehouse, tmp_path
     results = json.loads((tmp_path / ".copy.duckdb.dbt" / "target" / "run_results.json").read_text())["results"]
     tested = [r for r in results if r["unique_id"].startswith("test.")]
     assert tested and not any("int_changed_submissions" in r["compiled_code"] for r in tested)  # every row
+
+
+# Two corpora, French learning its ensemble on English too (var ensemble_tuning_corpus): the
+# per-corpus models (macros/incremental_by_corpus.sql) recompute the corpora of the changed runs, and
+# the ensembles of the corpora that learn on them.
+TUNING = {"ensemble_tuning_corpus": {FRENCH: CORPUS}}
+ENGLISH_ALONE, FRENCH_ALONE, FRENCH_ON_ENGLISH = (CORPUS, CORPUS), (FRENCH, FRENCH), (FRENCH, CORPUS)
+
+
+def per_corpus_rows(warehouse):
+    """(table, corpus, tuning_corpus) -> its rows, for the ensembles' candidates and the pairwise tests."""
+    rows = {}
+    for corpus, tuning in (ENGLISH_ALONE, FRENCH_ALONE, FRENCH_ON_ENGLISH):
+        rows["candidates", corpus, tuning] = sorted(
+            query(
+                warehouse,
+                "select * from intermediate.int_ensemble_candidates "
+                f"where corpus = '{corpus}' and tuning_corpus = '{tuning}'",
+            ),
+            key=repr,
+        )
+        if corpus == tuning:
+            rows["pairwise", corpus, tuning] = sorted(
+                query(warehouse, f"select * from pairwise_significance where corpus = '{corpus}'"), key=repr
+            )
+    return rows
+
+
+def remove_run(warehouse, submission_id):
+    """What a user removing a run does: its rows go from the raw tables."""
+    con = duckdb.connect(str(warehouse))
+    try:
+        for table in ("raw.output_tokens", "raw.outputs", "raw.submissions"):
+            con.execute(f"delete from {table} where submission_id = ?", [submission_id])
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def two_corpora(tmp_path_factory):
+    """Built in full, then step by step, each step built incrementally and kept as a copy: an English
+    run (English is French's tuning corpus) reloaded with other outputs, then a French run removed."""
+    root = tmp_path_factory.mktemp("two_corpora")
+    warehouse = root / "wh.duckdb"
+    for corpus in (CORPUS, FRENCH):
+        load_treebank(warehouse, DEMO / "treebanks" / f"{corpus}.conllu", corpus)
+    for corpus, runs in ((CORPUS, ("swaps", "random")), (FRENCH, ("swaps", "random", "drops"))):
+        for run in runs:
+            load_outputs(warehouse, DEMO / "outputs" / corpus / f"{run}.sr.txt", corpus, "perturb", run)
+    build(warehouse, echo=False, processor="aligned", dbt_vars=TUNING)
+    steps = {"built": root / "built.duckdb"}
+    shutil.copyfile(warehouse, steps["built"])
+
+    load_outputs(warehouse, DEMO / "outputs" / CORPUS / "drops.sr.txt", CORPUS, "perturb", "random")
+    build(warehouse, echo=False, processor="aligned", dbt_vars=TUNING)
+    steps["tuning run changed"] = root / "tuning_run_changed.duckdb"
+    shutil.copyfile(warehouse, steps["tuning run changed"])
+
+    remove_run(warehouse, f"default/{FRENCH}/perturb/drops")
+    build(warehouse, echo=False, processor="aligned", dbt_vars=TUNING)
+    steps["run removed"] = warehouse
+    return steps
+
+
+# step -> (the step before it, the corpora with a changed run, the rows that change, the rows kept)
+STEPS = {
+    "tuning run changed": (
+        "built",
+        [CORPUS],
+        # French's ensemble on English: the changed English run teaches French's run of the same name
+        [("candidates", *ENGLISH_ALONE), ("candidates", *FRENCH_ON_ENGLISH), ("pairwise", *ENGLISH_ALONE)],
+        [("candidates", *FRENCH_ALONE), ("pairwise", *FRENCH_ALONE)],
+    ),
+    "run removed": (
+        "tuning run changed",
+        [FRENCH],
+        [("candidates", *FRENCH_ALONE), ("candidates", *FRENCH_ON_ENGLISH), ("pairwise", *FRENCH_ALONE)],
+        [("candidates", *ENGLISH_ALONE), ("pairwise", *ENGLISH_ALONE)],
+    ),
+}
+
+
+@pytest.mark.parametrize("step", STEPS)
+def test_a_per_corpus_model_recomputes_the_changed_corpora_and_equals_a_full_rebuild(two_corpora, step, tmp_path):
+    """A build that kept the rows that change would differ from the full rebuild."""
+    previous, changed, moved, kept = STEPS[step]
+    warehouse = two_corpora[step]
+    assert last_build(warehouse) is False
+    assert sorted(r[0] for r in query(warehouse, "select corpus from intermediate.int_changed_corpora")) == changed
+    before, now = per_corpus_rows(two_corpora[previous]), per_corpus_rows(warehouse)
+    assert all(now[key] for key in moved)
+    assert [key for key in moved if now[key] == before[key]] == []
+    assert [key for key in kept if now[key] != before[key]] == []
+    assert_equal_to_a_full_rebuild(warehouse, tmp_path, dbt_vars=TUNING)

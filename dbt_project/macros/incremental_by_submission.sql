@@ -8,7 +8,7 @@
 {# In a model: {{ incremental_by_submission() }} before the SQL. #}
 {% macro incremental_by_submission() %}
     {{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail',
-              pre_hook="{{ delete_changed_submissions() }}") }}
+              meta={'refreshed_by': 'submission_id'}, pre_hook="{{ delete_changed_submissions() }}") }}
 {% endmacro %}
 
 {% macro delete_changed_submissions() %}
@@ -30,19 +30,18 @@
 {%- endmacro %}
 
 
-{# Data tests that cost what they guard (issue 18). In an incremental build, a test of a per-submission
-   model checks the rows of the changed submissions only: the other rows are the rows the last build
-   tested, kept as they were. Only tests whose verdict is the union of the submissions' verdicts are
-   restricted: row by row (not_null, accepted_values, expression_is_true) or a key that holds the
-   submission_id. A full build (srlens passes --full-refresh) tests every row. This overrides dbt's own
+{# Data tests that cost what they guard (issue 18). In an incremental build, a test of an incremental
+   model checks the rows of the changed submissions (incremental_by_submission) or corpora
+   (incremental_by_corpus) only: the other rows are the rows the last build tested, kept as they were.
+   Only tests whose verdict is the union of the submissions' (corpora's) verdicts are restricted: row
+   by row (not_null, accepted_values, expression_is_true) or a key that holds the submission_id (the
+   corpus). A full build (srlens passes --full-refresh) tests every row. This overrides dbt's own
    macro, which applies a test's `where` config (kept, with the same meaning). #}
 {% macro get_where_subquery(relation) -%}
     {%- set conditions = [config.get('where')] if config.get('where') else [] -%}
-    {%- if execute and not flags.FULL_REFRESH and test_of_changed_rows_only(relation) -%}
-        {%- set changed = graph.nodes['model.srlens.int_changed_submissions'] -%}
-        {%- do conditions.append('submission_id in (select submission_id from '
-            ~ api.Relation.create(database=changed.database, schema=changed.schema, identifier=changed.alias)
-            ~ ')') -%}
+    {%- if execute and not flags.FULL_REFRESH -%}
+        {%- set changed_rows = changed_rows_tested(relation) -%}
+        {%- if changed_rows -%}{%- do conditions.append(changed_rows) -%}{%- endif -%}
     {%- endif -%}
     {%- if conditions -%}
         {%- do return('(select * from ' ~ relation ~ ' where ' ~ conditions | join(' and ') ~ ') dbt_subquery') -%}
@@ -50,13 +49,27 @@
     {%- do return(relation) -%}
 {%- endmacro %}
 
-{% macro test_of_changed_rows_only(relation) -%}
+{# The condition on the tested model's rows that keeps the changed ones, or '' when this test reads
+   every row. #}
+{% macro changed_rows_tested(relation) -%}
     {%- set tested = graph.nodes.values() | selectattr('resource_type', 'equalto', 'model')
         | selectattr('alias', 'equalto', relation.identifier) | selectattr('schema', 'equalto', relation.schema)
         | list -%}
-    {%- set per_submission = tested and tested[0].config.materialized == 'incremental' -%}
+    {%- set meta = tested[0].config.meta if tested and tested[0].config.materialized == 'incremental' else {} -%}
+    {%- set column = meta.get('refreshed_by') -%}
     {%- set test = model.test_metadata or {} -%}
     {%- set row_by_row = test.name in ('not_null', 'accepted_values', 'expression_is_true') -%}
-    {%- set keyed = test.name == 'unique_key' and 'submission_id' in test.kwargs.get('columns', []) -%}
-    {%- do return(per_submission and (row_by_row or keyed)) -%}
+    {%- set keyed = test.name == 'unique_key' and column in test.kwargs.get('columns', []) -%}
+    {%- if not column or not (row_by_row or keyed) -%}
+        {%- do return('') -%}
+    {%- elif column == 'corpus' -%}
+        {%- do return('corpus in (' ~ changed_corpora(model_relation('int_changed_corpora'), meta.get('tuning')) ~ ')') -%}
+    {%- endif -%}
+    {%- do return('submission_id in (select submission_id from ' ~ model_relation('int_changed_submissions') ~ ')') -%}
+{%- endmacro %}
+
+{# A model's relation, from dbt's graph: a test's SQL names it without a ref(). #}
+{% macro model_relation(name) -%}
+    {%- set node = graph.nodes['model.srlens.' ~ name] -%}
+    {%- do return(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias)) -%}
 {%- endmacro %}

@@ -1,3 +1,4 @@
+{{ incremental_by_corpus(tuning=true) }}
 -- SPEC section 12, ensemble selection, step 1: every candidate output of every sentence, with
 -- its expected DEA and whether the ensemble chooses it (choice_rank = 1).
 --
@@ -69,11 +70,15 @@ runs as (
     join {{ ref('int_corpora') }} c on c.corpus = s.corpus and c.has_reference
 ),
 
+-- the setups of the corpora this build computes (incremental_by_corpus: all on a full build)
 setups as (
     select distinct corpus, corpus as tuning_corpus from runs
+    where {{ changed_corpus('corpus', tuning=true) }}
     union all
     select corpus, tuning_corpus from tuning
-    where corpus in (select corpus from runs) and tuning_corpus <> corpus
+    where
+        corpus in (select corpus from runs) and tuning_corpus <> corpus
+        and {{ changed_corpus('corpus', tuning=true) }}
 ),
 
 teachers as (
@@ -92,12 +97,14 @@ teachers as (
     ) = 1
 ),
 
--- A run's edges and matches of one base relation in one sentence, and over all its sentences.
+-- A run's edges and matches of one base relation in one sentence, and over all its sentences
+-- (the runs of the setups' corpora).
 sentence_relations as (
     select
         submission_id, sent_idx, base_deprel as relation,
         count(*) as edges, count(*) filter (where matched) as matched
     from {{ ref('int_dea_edges') }}
+    where corpus in (select corpus from setups) or corpus in (select tuning_corpus from setups)
     group by all
 ),
 

@@ -1,3 +1,4 @@
+{{ incremental_by_corpus(tuning=true) }}
 -- SPEC section 12, ensemble selection, step 2: every candidate run of a setup (corpus,
 -- tuning_corpus) on the ensemble's sentences (those with at least one candidate): how often the
 -- ensemble chose it, and its own micro DEA and corpus BLEU there. A sentence the run did not
@@ -5,16 +6,21 @@
 -- (hyp_len 0, its reference length, no match, nltk's totals of 1), so that every run is scored
 -- on the same sentences as the ensemble. single_rank 1 is the best single run: the highest micro
 -- DEA, then the smaller submission_id.
-with sentences as (
+with candidates as (
+    select * from {{ ref('int_ensemble_candidates') }}
+    where {{ changed_corpus('corpus', tuning=true) }}
+),
+
+sentences as (
     -- the chosen candidate carries the sentence's reference edges and length
     select corpus, tuning_corpus, sent_idx, dea_edges, ref_len
-    from {{ ref('int_ensemble_candidates') }}
+    from candidates
     where choice_rank = 1
 ),
 
 runs as (
     select distinct corpus, tuning_corpus, submission_id, learned_from
-    from {{ ref('int_ensemble_candidates') }}
+    from candidates
 ),
 
 scored as (
@@ -30,7 +36,7 @@ scored as (
         coalesce(c.t1, 1) as t1, coalesce(c.t2, 1) as t2, coalesce(c.t3, 1) as t3, coalesce(c.t4, 1) as t4
     from runs r
     join sentences s using (corpus, tuning_corpus)
-    left join {{ ref('int_ensemble_candidates') }} c
+    left join candidates c
         on
             c.corpus = r.corpus and c.tuning_corpus = r.tuning_corpus
             and c.submission_id = r.submission_id and c.sent_idx = s.sent_idx

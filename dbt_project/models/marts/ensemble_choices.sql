@@ -1,3 +1,4 @@
+{{ incremental_by_corpus(tuning=true) }}
 -- SPEC section 12, ensemble selection: how often the ensemble of each setup (ensemble_selection)
 -- chose each candidate run, and the run's own micro DEA and corpus BLEU on the ensemble's
 -- sentences (a sentence it did not realize counting as an empty output).
@@ -19,3 +20,4 @@ select
     r.single_rank = 1 as is_best_single
 from {{ ref('int_ensemble_runs') }} r
 join {{ ref('stg_submissions') }} s using (submission_id)
+where {{ changed_corpus('r.corpus', tuning=true) }}

@@ -1,3 +1,4 @@
+{{ incremental_by_corpus(tuning=true) }}
 -- SPEC section 12, ensemble selection (the framework paper, section 6): per corpus, and per
 -- (target, tuning) pair of var ensemble_tuning_corpus, the micro DEA and corpus BLEU of the outputs
 -- the ensemble chooses (int_ensemble_candidates), next to the best single run and the oracle, all
@@ -5,7 +6,17 @@
 --   oracle: each sentence takes a candidate with the most matched edges (an upper bound)
 --   best single: the run with the highest micro DEA there (ties: smaller submission_id), a
 --   sentence it did not realize counting as an empty output (int_ensemble_runs)
-with chosen as (
+with candidates as (
+    select * from {{ ref('int_ensemble_candidates') }}
+    where {{ changed_corpus('corpus', tuning=true) }}
+),
+
+ensemble_runs as (
+    select * from {{ ref('int_ensemble_runs') }}
+    where {{ changed_corpus('corpus', tuning=true) }}
+),
+
+chosen as (
     select
         corpus, tuning_corpus,
         count(*) as sentences,
@@ -16,7 +27,7 @@ with chosen as (
             sum(m3)::bigint, sum(m4)::bigint, sum(t1)::bigint, sum(t2)::bigint,
             sum(t3)::bigint, sum(t4)::bigint
         ) as ensemble_bleu
-    from {{ ref('int_ensemble_candidates') }}
+    from candidates
     where choice_rank = 1
     group by all
 ),
@@ -25,7 +36,7 @@ oracle as (
     select corpus, tuning_corpus, sum(best)::bigint as oracle_matched
     from (
         select corpus, tuning_corpus, sent_idx, max(dea_matched) as best
-        from {{ ref('int_ensemble_candidates') }}
+        from candidates
         group by all
     )
     group by all
@@ -38,7 +49,7 @@ runs as (
         count(learned_from) as runs_learned,
         count(*) filter (where chosen > 0) as runs_chosen,
         max(submission_id) filter (where single_rank = 1) as best_single_submission  -- the one row
-    from {{ ref('int_ensemble_runs') }}
+    from ensemble_runs
     group by all
 )
 
@@ -63,5 +74,5 @@ select
 from chosen c
 join oracle o using (corpus, tuning_corpus)
 join runs r using (corpus, tuning_corpus)
-join {{ ref('int_ensemble_runs') }} b
+join ensemble_runs b
     on b.corpus = c.corpus and b.tuning_corpus = c.tuning_corpus and b.submission_id = r.best_single_submission

@@ -1,5 +1,6 @@
 -- noqa: disable=LT02
 -- (sqlfluff cannot indent the jinja for-loops of this model's generated columns; kept as written)
+{{ incremental_by_corpus() }}
 -- SPEC section 12: is run a better than run b? One row per corpus, metric and ordered pair of runs
 -- (both orders: the row (b, a) has the opposite delta and interval and the same p-values).
 -- Metrics: corpus_bleu, dea (micro) and <score>_mean for each sentence score, all computed from
@@ -20,14 +21,16 @@
 
 with pairs as (
     select * from {{ ref('int_significance_pairs') }}
-    where n > 0
+    where n > 0 and {{ changed_corpus() }}
 ),
 
 sums as (
     select submission_id, '' as restricted_to, kind, sample, * exclude (submission_id, corpus, kind, sample)
     from {{ ref('int_submission_resample_sums') }}
+    where {{ changed_corpus() }}
     union all by name
-    select * from {{ ref('int_pair_resample_sums') }}
+    select * exclude (corpus) from {{ ref('int_pair_resample_sums') }}
+    where {{ changed_corpus() }}
 ),
 
 -- The metrics of each list on its observed and bootstrap sums (per list, not per pair; materialized:
@@ -144,6 +147,7 @@ identical as (
     from {{ ref('int_significance_sentences') }} a
     join {{ ref('int_significance_sentences') }} b
         on b.corpus = a.corpus and b.sent_idx = a.sent_idx and b.submission_id <> a.submission_id
+    where {{ changed_corpus('a.corpus') }}
     group by all
 ),
 

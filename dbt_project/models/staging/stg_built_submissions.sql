@@ -1,2 +1,2 @@
-select submission_id, loaded_at
+select submission_id, loaded_at, corpus
 from {{ source('meta', 'built_submissions') }}
