@@ -327,7 +327,7 @@ def duckdb_memory_limit():
     """The memory_limit srlens build gives DuckDB (srlens/build.py memory_limit, via dbt_project/profiles.yml)."""
     from srlens.build import memory_limit
 
-    return f"{memory_limit()} (srlens build: $SRLENS_MEMORY_LIMIT, else 6 GB or 80% of RAM if less)"
+    return f"{memory_limit()} (srlens build: $SRLENS_MEMORY_LIMIT, else 3 GB or 80% of RAM if less)"
 
 
 def run_stage(name, label=None, echo_dbt=False, **kwargs):

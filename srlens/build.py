@@ -47,15 +47,16 @@ MEMORY_LIMIT_ENV = "SRLENS_MEMORY_LIMIT"
 
 
 def memory_limit():
-    """DuckDB's memory limit for the build: $SRLENS_MEMORY_LIMIT, else 6 GB or 80% of RAM if less.
+    """DuckDB's memory limit for the build: $SRLENS_MEMORY_LIMIT, else 3 GB or 80% of RAM if less.
 
-    6 GB keeps a campaign-size build (340,000 output sentences) within 8 GB in all at full speed
+    3 GB keeps a campaign-size build (340,000 output sentences) within 4 GiB in all (3.7 GB, the
+    Python UDFs' batches come on top) at nearly full speed: 88 s against 85 s with 6 GB
     (docs/benchmarks.md); DuckDB spills what does not fit to a temporary folder beside the file.
     """
     if os.environ.get(MEMORY_LIMIT_ENV):
         return os.environ[MEMORY_LIMIT_ENV]
     ram_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20
-    return f"{min(6000, int(ram_mb * 0.8))}MB"
+    return f"{min(3000, int(ram_mb * 0.8))}MB"
 
 
 def dbt_environment(build_path, work_dir, extra_env=None):
