@@ -38,7 +38,7 @@ from srlens.loaders.conllu_reader import read_text
 from srlens.loaders.errors import LoadError, printable
 from srlens.loaders.human import read_header
 from srlens.loaders.load import LoadedRun, reference_sentences, store_run
-from srlens.loaders.names import NameRefused, check_name
+from srlens.loaders.names import NameRefused, check_name, corpus_of_file
 from srlens.loaders.outputs_reader import FORMATS, read_run
 from srlens.loaders.store import interrupted, open_for_write, stop_point
 
@@ -84,7 +84,7 @@ def from_directory(root):
         try:
             team = check_name(relative.parts[0], "the team folder")
             run = check_name(relative.parts[1], "the run folder")
-            corpus = check_name(relative.stem, "the corpus (the file's name without its extension)")
+            corpus = corpus_of_file(relative)
         except NameRefused as err:
             problems.append((None, str(relative), str(err)))
             continue
@@ -197,7 +197,7 @@ def from_files(paths, team, run, fmt="auto"):
             problems.append((None, str(path), "no such file"))
             continue
         try:
-            corpus = check_name(path.stem, "the corpus (the file's name without its extension)")
+            corpus = corpus_of_file(path)
         except NameRefused as err:
             problems.append((None, str(path), str(err)))
             continue

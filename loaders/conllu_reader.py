@@ -20,7 +20,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain, compress, repeat
+from itertools import accumulate, chain, compress, repeat
 from operator import add, eq, gt, not_
 from pathlib import Path
 
@@ -423,7 +423,7 @@ def _valid_words(ids, heads, token_counts):
     tokens, empty nodes, anything invalid) are checked one by one in _valid_others."""
     is_word = list(map(str.isdigit, ids))
     others = list(compress(range(len(ids)), map(not_, is_word)))
-    starts = list(chain([0], _cumulative(token_counts)))
+    starts = list(accumulate(token_counts, initial=0))
     sentence_of = [bisect_right(starts, i) - 1 for i in others]
     counts = list(token_counts)
     for sentence in sentence_of:
@@ -473,18 +473,11 @@ def _valid_others(ids, is_word, others, sentence_of, starts, counts):
     return True
 
 
-def _cumulative(values):
-    total = 0
-    for value in values:
-        total += value
-        yield total
-
-
 def _every_word_reaches_its_root(head, counts):
     """No cycle: each sentence gets a slot for its root (0) before its words, pointing to itself; every
     word points to its head's slot. After k rounds of p = p[p], each slot points 2**k steps up, so after
     enough rounds every word of a tree points to its sentence's root slot, and a word in a cycle never."""
-    bases = list(chain([0], _cumulative(map(add, counts, repeat(1)))))[:-1]
+    bases = list(accumulate(map(add, counts, repeat(1)), initial=0))[:-1]
     per_slot = list(chain.from_iterable(map(repeat, bases, map(add, counts, repeat(1)))))
     heads_with_root, start = [], 0
     for n in counts:

@@ -85,6 +85,12 @@ def check_name(name, argument):
     return name
 
 
+def corpus_of_file(path):
+    """The corpus a file names where a command takes one file per corpus: its name without the
+    extension, checked as a name (NameRefused otherwise)."""
+    return check_name(Path(path).stem, "the corpus (the file's name without its extension)")
+
+
 def _encoded(name):
     """Percent-encoding of one name: ASCII letters, digits, '.', '_' and '-' stay, all else is %XX of UTF-8.
 

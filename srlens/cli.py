@@ -59,6 +59,7 @@ NEEDS_WAREHOUSE = (
 )
 # What a name may hold (loaders/names.py), for the help of the options that take one.
 NAMES = "a name: letters, digits and . _ - +"
+CORPUS_WITH_SEVERAL_FILES = "--corpus goes with one file: with several, each file's stem names its corpus"
 
 
 class Parser(argparse.ArgumentParser):
@@ -544,15 +545,12 @@ def run(args):
     if args.command == "load-treebank":
         if (args.corpus is None) == (len(args.file) == 1):
             raise ValueError(
-                "load-treebank of one file needs --corpus"
-                if args.corpus is None
-                else "--corpus goes with one file: with several, each file's stem names its corpus"
+                "load-treebank of one file needs --corpus" if args.corpus is None else CORPUS_WITH_SEVERAL_FILES
             )
         from srlens.loaders.load import load_treebanks
-        from srlens.loaders.names import check_name
+        from srlens.loaders.names import corpus_of_file
 
-        stem = "the corpus (the file's name without its extension)"
-        corpora = [args.corpus] if args.corpus is not None else [check_name(Path(f).stem, stem) for f in args.file]
+        corpora = [args.corpus] if args.corpus is not None else [corpus_of_file(f) for f in args.file]
         loaded = load_treebanks(
             args.warehouse, [(path, corpus, args.language) for path, corpus in zip(args.file, corpora)]
         )
@@ -560,7 +558,7 @@ def run(args):
             say(f"loaded {sentences} sentences ({words} words) as corpus {corpus}")
     elif args.command == "load-outputs" and len(args.file) > 1:
         if args.corpus is not None:
-            raise ValueError("--corpus goes with one file: with several, each file's stem names its corpus")
+            raise ValueError(CORPUS_WITH_SEVERAL_FILES)
         if args.no_reference or args.language is not None:
             raise ValueError("--no-reference and --language take one file (the run of one reference-free corpus)")
         from srlens.loaders.campaign import finish, load_files
