@@ -117,6 +117,15 @@ def parse_var(text):
         return key, value
 
 
+def add_stanza_dir(command, tail="", purpose=""):
+    """The --stanza-dir option of the commands that load stanza models (build, parse, load-parses)."""
+    command.add_argument(
+        "--stanza-dir",
+        default=None,
+        help=f"folder of stanza models{purpose} (default: ${STANZA_DIR_ENV}, else stanza's own model folder){tail}",
+    )
+
+
 def parser():
     p = Parser(
         prog="srlens",
@@ -276,11 +285,7 @@ def parser():
         "and needs no model (word-order studies, outputs made of the reference words). "
         f"Default: ${PROCESSOR_ENV}, else stanza",
     )
-    c.add_argument(
-        "--stanza-dir",
-        default=None,
-        help=f"folder of stanza models (default: ${STANZA_DIR_ENV}, else stanza's own model folder); see README",
-    )
+    add_stanza_dir(c, tail="; see README")
     c.add_argument(
         "--device",
         choices=DEVICES,
@@ -323,11 +328,7 @@ def parser():
         help="the Parquet file to write: a new file, or a parse file to replace (any other file is refused)",
     )
     c.add_argument("--shard", required=True, type=shard, metavar="K/N", help="shard K of N, 1 <= K <= N")
-    c.add_argument(
-        "--stanza-dir",
-        default=None,
-        help=f"folder of stanza models (default: ${STANZA_DIR_ENV}, else stanza's own model folder)",
-    )
+    add_stanza_dir(c)
     c.add_argument(
         "--device", choices=DEVICES, default="auto", help="cuda, cpu, or auto (default): cuda where there is one"
     )
@@ -342,12 +343,7 @@ def parser():
         "The next build parses only what no file held. Example: srlens load-parses parses/*.parquet",
     )
     c.add_argument("files", nargs="+", metavar="FILE.parquet", help="files written by srlens parse")
-    c.add_argument(
-        "--stanza-dir",
-        default=None,
-        help=f"folder of stanza models, to check the processor ids (default: ${STANZA_DIR_ENV}, else "
-        "stanza's own model folder)",
-    )
+    add_stanza_dir(c, purpose=", to check the processor ids")
 
     c = sub.add_parser(
         "load-rules",
