@@ -1,8 +1,11 @@
-"""Child processes that die with their parent: dbt under `srlens build`, stanza's parse workers."""
+"""Child processes that die with their parent (dbt under `srlens build`, stanza's parse workers), and
+SIGTERM taken as Ctrl-C, so that a cancelled command cleans up as an interrupted one does."""
 
+import contextlib
 import ctypes
 import os
 import signal
+import threading
 
 _PR_SET_PDEATHSIG = 1
 _libc = ctypes.CDLL(None, use_errno=True)  # loaded before any fork: the child only calls it
@@ -18,3 +21,26 @@ def die_with_parent(parent_pid):
             os._exit(1)
 
     return preexec
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived (a scheduler cancelling the job, `kill`, `timeout`): unwinds like Ctrl-C."""
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt():
+    """SIGTERM raises Terminated in the main thread while the block runs, so that every `finally` and
+    rollback of the way out runs: a load's transaction is rolled back, a build kills dbt and removes its
+    copy, a parse shard removes its temporary file. Without it Python dies at once and leaves them."""
+
+    def interrupt(signum, frame):
+        raise Terminated
+
+    if threading.current_thread() is not threading.main_thread():  # only the main thread takes signals
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -3,6 +3,7 @@
 import argparse
 import json
 import os
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 # tests/test_load_campaign.py checks that importing this module loads none of them.
 from srlens import baseline, build_vars
 from srlens.build_vars import DEVICES, PROCESSOR_ENV, PROCESSORS, STANZA_DIR_ENV
+from srlens.children import Terminated, terminate_as_interrupt
 from srlens.definitions import MINING_VIEWS
 from srlens.loaders.errors import LoadError, printable
 from srlens.loaders.outputs_reader import FORMATS
@@ -759,8 +761,12 @@ def _not_built(warehouse):
 def main(argv=None):
     args = parser().parse_args(argv)
     try:
-        check_warehouse(args)
-        run(args)
+        with terminate_as_interrupt():  # `kill`, a scheduler's cancel: clean up as after Ctrl-C
+            check_warehouse(args)
+            run(args)
+    except Terminated:
+        print("srlens: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         print("srlens: interrupted", file=sys.stderr)
         return 130

@@ -25,17 +25,15 @@ new file or a parse file, never the warehouse or one of its files.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import os
-import signal
-import threading
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from srlens.children import terminate_as_interrupt
 from srlens.loaders.errors import printable
 from srlens.loaders.store import is_warehouse_file, open_for_write, require_warehouse, stop_point, transaction
 from srlens.processing.cache import OUTPUT_TEXTS_SQL, TEXTS_SCHEMA, WORDS_SCHEMA, ensure_cache_schema, pending_texts
@@ -94,24 +92,6 @@ def parse_shard(warehouse, shard, shards, out, model_dir=None, device="auto", ba
     finally:
         temporary.unlink(missing_ok=True)
     return result
-
-
-@contextlib.contextmanager
-def terminate_as_interrupt():
-    """SIGTERM (a scheduler cancelling the job) handled as Ctrl-C: the temporary file removed, the
-    workers stopped."""
-
-    def interrupt(signum, frame):
-        raise KeyboardInterrupt
-
-    if threading.current_thread() is not threading.main_thread():  # only the main thread takes signals
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def _table(rows):

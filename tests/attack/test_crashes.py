@@ -296,6 +296,47 @@ def test_builds_killed_at_each_step_leave_the_warehouse_and_the_next_build_clean
     con.close()
 
 
+def test_a_build_terminated_by_sigterm_cleans_up_after_itself(wh):
+    """`kill PID`, `timeout` or a scheduler's cancel sends SIGTERM: the build stops dbt, removes its copy,
+    WAL and pid file itself (no next build needed) and leaves the warehouse as it was."""
+    folder, before = wh.parent, sha256(wh)
+    for step in ("copy", "dbt"):
+        if step == "dbt":
+            build = Running("--warehouse", "e.duckdb", "build", "--processor", "aligned", cwd=folder)
+            build.wait_for_line(r"START sql")  # dbt is building models into the copy
+        else:  # stopped in the middle of the copy: SIGTERM is taken when it goes on
+            build = Running(
+                "--warehouse", "e.duckdb", "build", "--processor", "aligned", cwd=folder, SRLENS_TEST_STOP_AT=step
+            )
+            build.wait_stopped()
+        children = descendants(build.proc.pid)
+        build.proc.send_signal(signal.SIGTERM)
+        build.proc.send_signal(signal.SIGCONT)
+        assert build.finish(timeout=120) == 128 + signal.SIGTERM, build.stderr()
+        assert build.stderr().splitlines()[-1] == "srlens: terminated"
+        deadline = time.monotonic() + 30
+        while any(alive(pid) for pid in children) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(alive(pid) for pid in children), f"terminated at {step}: its children outlived it"
+        assert sha256(wh) == before, f"terminated at {step}: the warehouse changed"
+        left = {p.name for p in folder.iterdir()} - {".e.duckdb.dbt"}  # dbt's work folder is kept (partial parse)
+        assert left == {"e.duckdb", "e.duckdb.lock", "run.txt"}, f"terminated at {step}: {sorted(left)}"
+
+
+def test_a_load_terminated_just_before_its_commit_changes_nothing(wh):
+    (wh.parent / "run.txt").write_text("My time at Franklin High School I enjoyed .\n")  # a different text
+    before = table_snapshot(wh)
+    command = ("load-outputs", "run.txt", "--corpus", "figure1", "--team", "t", "--run", "plain", "--format", "text")
+    load = Running("--warehouse", "e.duckdb", *command, cwd=wh.parent, SRLENS_TEST_STOP_AT="commit")
+    load.wait_stopped()
+    load.proc.send_signal(signal.SIGTERM)
+    load.proc.send_signal(signal.SIGCONT)
+    assert load.finish(timeout=60) == 128 + signal.SIGTERM, load.stderr()
+    assert load.stderr().splitlines()[-1] == "srlens: terminated"
+    assert table_snapshot(wh) == before
+    assert not Path(f"{wh}.wal").exists()
+
+
 def test_a_full_disk_during_a_build_leaves_the_previous_warehouse_and_no_copy(wh, tmp_path):
     disk = tmp_path / "disk"
     disk.mkdir()
