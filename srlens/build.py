@@ -395,9 +395,11 @@ create table if not exists meta.built_submissions (
     submission_id varchar not null,
     loaded_at     timestamp not null
 );
--- a removed run's corpus is recomputed (int_changed_corpora); NULL in builds before it was kept,
--- which only a full build follows (the code changed)
+-- a removed run's corpus, team and campaign are recomputed (int_changed_corpora, int_changed_scopes);
+-- NULL in builds before they were kept, which only a full build follows (the code changed)
 alter table meta.built_submissions add column if not exists corpus varchar;
+alter table meta.built_submissions add column if not exists team varchar;
+alter table meta.built_submissions add column if not exists campaign varchar;
 """
 
 
@@ -451,8 +453,8 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
         )
         con.execute("delete from meta.built_submissions")
         con.execute(
-            "insert into meta.built_submissions (submission_id, loaded_at, corpus) "
-            "select submission_id, loaded_at, corpus from raw.submissions"
+            "insert into meta.built_submissions (submission_id, loaded_at, corpus, team, campaign) "
+            "select submission_id, loaded_at, corpus, team, campaign from raw.submissions"
         )
         return con.execute("select count(*) from sentence_scores where processing_status = 'chunked'").fetchone()[0]
     finally:
