@@ -206,7 +206,7 @@ def differing_tables(a, b):
     written with 10 significant digits (parallel sums do not fix the order of additions)."""
     import duckdb
 
-    con = duckdb.connect()
+    con = duckdb.connect(config={"memory_limit": "2GB"})  # it spills; the builds' limit is 3 GB
     con.execute(f"attach '{a}' as a (read_only)")
     con.execute(f"attach '{b}' as b (read_only)")
     tables, differ = [], []
