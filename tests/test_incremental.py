@@ -191,6 +191,29 @@ def test_an_incremental_build_equals_a_full_rebuild(incremental_warehouse, tmp_p
     assert len(tables["main.sentence_scores"]) == 3 * 200
 
 
+def test_a_runs_team_and_campaign_come_and_go_with_it_in_the_mining_summary(incremental_warehouse, tmp_path):
+    """suspicious_subtrees_summary is incremental by scope: a run of a new team in a new campaign adds
+    those two scopes, and removing the run removes them again (the last build's team and campaign of a
+    run are kept in meta.built_submissions). A build that kept the scopes of a removed run would differ
+    from the full rebuild."""
+    warehouse = tmp_path / "scopes.duckdb"
+    shutil.copyfile(incremental_warehouse[0], warehouse)
+    scopes = "select distinct scope, scope_value from suspicious_subtrees_summary where scope in ('team', 'campaign')"
+    before = sorted(query(warehouse, scopes))
+    load_outputs(warehouse, RUN_FILES["swaps"], CORPUS, "loner", "solo", campaign="other")
+    build(warehouse, echo=False, processor="aligned")
+    assert last_build(warehouse) is False
+    assert sorted(query(warehouse, scopes)) == sorted([*before, ("campaign", "other"), ("team", "loner")])
+    remove_run(warehouse, f"other/{CORPUS}/loner/solo")
+    build(warehouse, echo=False, processor="aligned")
+    assert last_build(warehouse) is False
+    assert sorted(query(warehouse, "select * from intermediate.int_changed_scopes")) == sorted(
+        [("all", "all"), ("campaign", "other"), ("corpus", CORPUS), ("team", "loner")]
+    )
+    assert sorted(query(warehouse, scopes)) == before
+    assert_equal_to_a_full_rebuild(warehouse, tmp_path)
+
+
 def test_the_unchanged_run_keeps_its_scores_and_the_changed_run_changes_where_it_changed(incremental_warehouse):
     warehouse, first = incremental_warehouse
     now = sentence_scores(warehouse)
