@@ -1,9 +1,13 @@
 """Add one run and rebuild (issue 18, target <= 3 s): where the wall time of the incremental build goes.
 
     python bench/add_run_speed.py [--runs 5] [--rounds 2] [--before COMMIT] [--work DIR] [--doc]
+    python bench/add_run_speed.py --built WAREHOUSE --run-file FILE --corpus C [--team T] [--run R]
+        [--campaign C] [--rounds 2] [--before COMMIT] [--work DIR] [--doc]
 
 One warehouse is loaded (en_ewt test and --runs perturbed runs of it, the generator of
-bench/significance_speed.py) and built in full, once per version of the code: this checkout
+bench/significance_speed.py; or a copy of --built, e.g. the campaign bench's) and built, once per
+version of the code (in full, or incrementally with nothing to do where --built was built by that
+version: then the build only makes the dbt work folder beside the copy): this checkout
 ("after") and, with --before, the code of that git commit ("before", extracted with `git archive`).
 Then each round, for each version in turn, puts its built warehouse back as it was after that full
 build (and the dbt work folder beside it, which holds the kept partial parse), loads one more run with
@@ -72,7 +76,10 @@ json.dump({"start": T0, "imported": T1, "steps": steps, "end": time.time(),
 
 
 def code_digest():
-    """Names this checkout's code: HEAD and the uncommitted changes."""
+    """Names this checkout's code: HEAD and the uncommitted changes (or, outside git, its files)."""
+    if not (REPO / ".git").exists():
+        files = sorted(f for d in ("srlens", "dbt_project", "udfs") for f in (REPO / d).rglob("*") if f.is_file())
+        return hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:10]
     git = ["git", "-C", str(REPO)]
     head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout
     diff = subprocess.run([*git, "diff", "HEAD"], capture_output=True).stdout
@@ -133,7 +140,7 @@ def nodes(work):
     return out
 
 
-def add_run(code, base, run_file, run_name):
+def add_run(code, base, run_file, names):
     """Put the built base warehouse (and its dbt work folder) back as it was built, load one run, build;
     the breakdown. The same path as the base's build: dbt's profile names the file, and a profile that
     changed would make dbt parse the whole project again."""
@@ -145,7 +152,7 @@ def add_run(code, base, run_file, run_name):
     run(
         code,
         ["-m", "srlens.cli", "--warehouse", str(warehouse), "load-outputs", str(run_file)]
-        + ["--corpus", CORPUS, "--team", "perturb", "--run", run_name, "--campaign", "bench"],
+        + [arg for name, value in names.items() for arg in (f"--{name}", value)],
     )
     loaded = time.time()
     with tempfile.NamedTemporaryFile(suffix=".json") as f:
@@ -188,8 +195,50 @@ def add_run(code, base, run_file, run_name):
         "model seconds": summed("model."),
         "test seconds": summed("test."),
         "nodes": {uid: sec for uid, (_, _, sec) in done.items()},
+        "load average": os.getloadavg()[0],
         "warehouse": str(warehouse),
     }
+
+
+def differing_tables(a, b):
+    """The tables of the marts and intermediate schemas whose rows differ between two warehouses, in
+    DuckDB (a campaign's tables do not fit Python's memory): `except all` both ways, every double
+    written with 10 significant digits (parallel sums do not fix the order of additions)."""
+    import duckdb
+
+    con = duckdb.connect(config={"memory_limit": "2GB"})  # it spills; the builds' limit is 3 GB
+    con.execute(f"attach '{a}' as a (read_only)")
+    con.execute(f"attach '{b}' as b (read_only)")
+    tables, differ = [], []
+    for schema, table, where in con.execute(
+        """select schema_name, table_name, list(database_name) from duckdb_tables()
+           where schema_name in ('main', 'intermediate') and not starts_with(table_name, 'int_changed_')
+           group by all order by all"""
+    ).fetchall():
+        if len(where) == 2:
+            tables.append((schema, table))
+        else:
+            differ.append(f"{schema}.{table}: only {'before' if where == ['a'] else 'after'}")
+    for schema, table in tables:
+        columns = con.execute(
+            "select column_name, data_type from duckdb_columns() "
+            "where database_name = 'a' and schema_name = ? and table_name = ? order by column_index",
+            [schema, table],
+        ).fetchall()
+        exprs = ", ".join(
+            f"printf('%.9e', \"{c}\")" if t in ("DOUBLE", "FLOAT") else f"\"{c}\"::varchar" for c, t in columns
+        )
+        counts = [
+            con.execute(
+                f"select count(*) from (select {exprs} from {x}.{schema}.{table} "
+                f"except all select {exprs} from {y}.{schema}.{table})"
+            ).fetchone()[0]
+            for x, y in (("a", "b"), ("b", "a"))
+        ]
+        if any(counts):
+            differ.append(f"{schema}.{table}: {counts[0]} rows only before, {counts[1]} only after")
+    con.close()
+    return differ
 
 
 ROWS = [
@@ -217,15 +266,24 @@ def render(args, outputs, size, results):
     versions = list(results)
     heads = [f"{v} round {k + 1}" for v in versions for k in range(len(results[v]))]
     cols = [r for v in versions for r in results[v]]
+    what = (
+        f"a copy of {args.built.name} ({outputs:,} output sentences, {size / 1e6:.0f} MB), then one more run "
+        f"({args.run_file.name} as {args.team}/{args.run_name}) loaded"
+        if args.built
+        else f"en_ewt test and {args.runs} perturbed runs ({outputs:,} output sentences; the built warehouse "
+        f"is {size / 1e6:.0f} MB), then one more run (2,077 sentences) loaded"
+    )
     lines = [
-        f"`python bench/add_run_speed.py --runs {args.runs} --rounds {args.rounds}"
+        "`python bench/add_run_speed.py "
+        + (f"--built {args.built.name} --corpus {args.corpus}" if args.built else f"--runs {args.runs}")
+        + f" --rounds {args.rounds}"
         + (f" --before {args.before}" if args.before else "")
-        + f"`: en_ewt test and {args.runs} perturbed runs ({outputs:,} output sentences; the built warehouse "
-        f"is {size / 1e6:.0f} MB), then one more run (2,077 sentences) loaded with `srlens load-outputs` and "
+        + f"`: {what} with `srlens load-outputs` and "
         "`srlens build --processor aligned`, each in its own process, on the built warehouse and its dbt "
         "work folder as the full build left them, version after version in each round. "
         f"{platform.machine()}, {os.cpu_count()} cores shared with the other engineers' jobs (1-minute load "
-        f"average {os.getloadavg()[0]:.1f} when done). Seconds (wall, CPU where said).",
+        f"average {os.getloadavg()[0]:.1f} when done; after each round in the last row). Seconds (wall, CPU "
+        "where said).",
         "",
         "| step | " + " | ".join(heads) + " |",
         "|---|" + "---:|" * len(heads),
@@ -237,8 +295,9 @@ def render(args, outputs, size, results):
         "| dbt's parse | " + " | ".join(c["parse kind"] for c in cols) + " |",
         "| models run (summed node s) | " + " | ".join(f"{c['models']} ({c['model seconds']:.1f})" for c in cols),
         "| data tests run (summed node s) | " + " | ".join(f"{c['tests']} ({c['test seconds']:.1f})" for c in cols),
+        "| load average (1 min) | " + " | ".join(f"{c.get('load average', float('nan')):.1f}" for c in cols),
     ]
-    lines[-2:] = [line + " |" for line in lines[-2:]]
+    lines[-3:] = [line + " |" for line in lines[-3:]]
     for v in versions:
         top = sorted(results[v][-1]["nodes"].items(), key=lambda kv: -kv[1])[:8]
         lines += ["", f"Slowest nodes, {v}, last round: " + ", ".join(f"`{u.split('.')[2]}` {s:.2f}" for u, s in top)]
@@ -252,7 +311,16 @@ def main():
     p.add_argument("--before", help="git commit of the 'before' code (default: this checkout only)")
     p.add_argument("--work", type=Path, help="folder kept between invocations: the built warehouses are reused")
     p.add_argument("--doc", action="store_true", help="write the section of docs/benchmarks.md")
+    p.add_argument("--built", type=Path, help="start from a copy of this warehouse instead of generated runs")
+    p.add_argument("--run-file", type=Path, help="with --built: the run to add")
+    p.add_argument("--corpus", default=CORPUS)
+    p.add_argument("--team", default="perturb")
+    p.add_argument("--run-name", help="the added run's --run (default: the generated run's name)")
+    p.add_argument("--campaign", default="bench")
+    p.add_argument("--section", default=SECTION, help="the section of docs/benchmarks.md --doc writes")
     args = p.parse_args()
+    if args.built and not (args.run_file and args.run_name):
+        p.error("--built needs --run-file and --run-name")
     from significance_speed import perturbed_runs
 
     from srlens.loaders.load import load_outputs, load_treebank
@@ -261,9 +329,13 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     shared = Path(os.environ.get("SRLENS_SHARED_DIR", REPO.parent / "shared"))
     treebank = shared / "ud" / "en_ewt" / "en_ewt-ud-test.conllu"
-    runs = perturbed_runs(treebank, work, args.runs + 1)
-    (added_name, added_file), runs = runs[-1], runs[:-1]
-    loaded = work / f"loaded{args.runs}" / "srlens.duckdb"
+    if args.built:
+        runs, added_file, loaded = [], args.run_file, args.built
+    else:
+        runs = perturbed_runs(treebank, work, args.runs + 1)
+        (args.run_name, added_file), runs = runs[-1], runs[:-1]
+        loaded = work / f"loaded{args.runs}" / "srlens.duckdb"
+    names = {"corpus": args.corpus, "team": args.team, "run": args.run_name, "campaign": args.campaign}
     if not loaded.exists():
         print("loading", file=sys.stderr)
         loaded.parent.mkdir()
@@ -283,9 +355,10 @@ def main():
     for version, code in versions.items():
         # A version's built warehouse is reused only while its code is the same (the digest of its files).
         tag = code_digest() if version == "after" else args.before
-        base = work / f"built{args.runs}-{version}-{tag}" / "built.duckdb"
+        name = f"built-{args.built.stem}" if args.built else f"built{args.runs}"
+        base = work / f"{name}-{version}-{tag}" / "built.duckdb"
         if not base.exists():
-            print(f"building {version} in full", file=sys.stderr)
+            print(f"building {version}", file=sys.stderr)
             base.parent.mkdir()
             warehouse = shutil.copy(loaded, base.parent / "srlens.duckdb")
             run(code, ["-c", DRIVER, str(warehouse), os.devnull])
@@ -296,9 +369,12 @@ def main():
     for k in range(args.rounds):
         for version, code in versions.items():
             print(f"round {k + 1}: {version}", file=sys.stderr)
-            results[version].append(add_run(code, bases[version], added_file, added_name))
+            results[version].append(add_run(code, bases[version], added_file, names))
+            (work / "results.json").write_text(json.dumps(results, indent=1))
     differ = []
-    if args.before:
+    if args.before and args.built:
+        differ = differing_tables(*(Path(results[v][-1]["warehouse"]) for v in ("before", "after")))
+    elif args.before:
         from tests.snapshot import differences, write_snapshot
 
         with tempfile.TemporaryDirectory() as folder:
@@ -307,14 +383,20 @@ def main():
     body = render(args, outputs, bases["after"].stat().st_size, results)
     if args.before:
         body += "\n\n" + (
-            "Every mart after adding the run is equal in the two versions (tests/snapshot.py, floats to 1e-9)."
+            ("Every table dbt builds" if args.built else "Every mart")
+            + " is equal in the two versions after adding the run ("
+            + (
+                "in DuckDB, `except all` both ways, doubles to 10 significant digits)."
+                if args.built
+                else "tests/snapshot.py, floats to 1e-9)."
+            )
             if not differ
-            else f"The marts DIFFER: {'; '.join(differ[:5])}"
+            else f"The tables DIFFER: {'; '.join(differ[:5])}"
         )
     print(body)
     (work / "results.json").write_text(json.dumps(results, indent=1))
     if args.doc:
-        write_section(SECTION, body)
+        write_section(args.section, body)
 
 
 if __name__ == "__main__":

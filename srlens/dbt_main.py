@@ -1,21 +1,39 @@
 """dbt's command line for `srlens build` (srlens/build.py runs `python -m srlens.dbt_main ARGS`).
 
 The same as `python -m dbt.cli.main ARGS`, and the same exit codes (0 success, 1 failed nodes,
-2 an error), but the process ends as soon as dbt is done: the exit handlers run (dbt-duckdb's
+2 an error), with two differences. With the one argument --arguments-on-stdin, the process imports
+dbt first and then reads its arguments, a JSON list, from a line of stdin: the build starts it
+before it copies the warehouse, whose copy then overlaps dbt's imports (no line: it exits, code 2).
+And the process ends as soon as dbt is done: the exit handlers run (dbt-duckdb's
 closes the DuckDB file, which checkpoints it; multiprocessing's removes dbt's semaphores; logging's
 flushes dbt.log), then os._exit skips tearing down the interpreter's objects, which took about a
 second of every build after dbt's last node (docs/benchmarks.md, "Add one run, session 25").
 """
 
 import atexit
+import json
 import os
 import sys
+
+ARGUMENTS_ON_STDIN = "--arguments-on-stdin"
 
 
 def main(args):
     from dbt.cli.exceptions import DbtInternalException, DbtUsageException
     from dbt.cli.main import dbtRunner
 
+    if args == [ARGUMENTS_ON_STDIN]:
+        # dbt's adapter, srlens's UDFs (numpy, pyarrow) and scipy.stats, which every build's correlation
+        # models call (about a second): imported now, while the build copies, not once dbt runs
+        import dbt.adapters.duckdb  # noqa: F401
+        import scipy.stats  # noqa: F401
+
+        import srlens.udfs.plugin  # noqa: F401
+
+        line = sys.stdin.readline()
+        if not line:  # the build ended before dbt was to run
+            return 2
+        args = json.loads(line)
     result = dbtRunner().invoke(args)
     if isinstance(result.exception, (DbtUsageException, DbtInternalException)):  # dbt's log has the others
         print(f"dbt: {result.exception}", file=sys.stderr)

@@ -62,7 +62,8 @@ def built_tables(warehouse):
     try:
         names = con.execute("""select table_schema || '.' || table_name from information_schema.tables
                                where table_schema in ('main', 'intermediate') and table_type = 'BASE TABLE'
-                                 and table_name not in ('int_changed_submissions', 'int_changed_corpora')""").fetchall()
+                                 and table_name not in ('int_changed_submissions', 'int_changed_corpora',
+                                                        'int_changed_scopes')""").fetchall()
         return {name: sorted(con.execute(f"select * from {name}").fetchall(), key=repr) for (name,) in names}
     finally:
         con.close()
@@ -126,9 +127,11 @@ def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the
             continue
         tests += 1
         meta, model = test["test_metadata"], nodes[test["attached_node"]]["config"]
-        refreshed_by = {"submission_id": "int_changed_submissions", "corpus": "int_changed_corpora"}.get(
-            model["meta"].get("refreshed_by")
-        )
+        refreshed_by = {
+            "submission_id": "int_changed_submissions",
+            "corpus": "int_changed_corpora",
+            "scope": "int_changed_scopes",
+        }.get(model["meta"].get("refreshed_by"))
         if (
             model["materialized"] == "incremental"
             and refreshed_by
@@ -138,13 +141,15 @@ def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the
             )
         ):
             expected[test["name"]] = refreshed_by
-        for changed in ("int_changed_submissions", "int_changed_corpora"):
+        for changed in ("int_changed_submissions", "int_changed_corpora", "int_changed_scopes"):
             if changed in result["compiled_code"]:
                 restricted[test["name"]] = changed
     assert restricted == expected
     assert restricted["unique_key_sentence_scores_submission_id__sent_id"] == "int_changed_submissions"
     assert restricted["unique_key_ensemble_selection_corpus__tuning_corpus"] == "int_changed_corpora"
     assert restricted["pairwise_significance_values_in_range"] == "int_changed_corpora"
+    key = "unique_key_suspicious_subtrees_summary_scope__scope_value__view__subtree"
+    assert restricted[key] == "int_changed_scopes"
     assert "unique_key_submission_scores_submission_id" not in restricted  # a table of every run, rebuilt
     # its key does not hold the corpus (a run's pairs are all of its corpus, but the rule stays simple)
     assert "unique_key_pairwise_significance_metric__submission_a__submission_b" not in restricted
@@ -184,6 +189,29 @@ def test_an_incremental_build_equals_a_full_rebuild(incremental_warehouse, tmp_p
     warehouse, _ = incremental_warehouse
     tables = assert_equal_to_a_full_rebuild(warehouse, tmp_path)
     assert len(tables["main.sentence_scores"]) == 3 * 200
+
+
+def test_a_runs_team_and_campaign_come_and_go_with_it_in_the_mining_summary(incremental_warehouse, tmp_path):
+    """suspicious_subtrees_summary is incremental by scope: a run of a new team in a new campaign adds
+    those two scopes, and removing the run removes them again (the last build's team and campaign of a
+    run are kept in meta.built_submissions). A build that kept the scopes of a removed run would differ
+    from the full rebuild."""
+    warehouse = tmp_path / "scopes.duckdb"
+    shutil.copyfile(incremental_warehouse[0], warehouse)
+    scopes = "select distinct scope, scope_value from suspicious_subtrees_summary where scope in ('team', 'campaign')"
+    before = sorted(query(warehouse, scopes))
+    load_outputs(warehouse, RUN_FILES["swaps"], CORPUS, "loner", "solo", campaign="other")
+    build(warehouse, echo=False, processor="aligned")
+    assert last_build(warehouse) is False
+    assert sorted(query(warehouse, scopes)) == sorted([*before, ("campaign", "other"), ("team", "loner")])
+    remove_run(warehouse, f"other/{CORPUS}/loner/solo")
+    build(warehouse, echo=False, processor="aligned")
+    assert last_build(warehouse) is False
+    assert sorted(query(warehouse, "select * from intermediate.int_changed_scopes")) == sorted(
+        [("all", "all"), ("campaign", "other"), ("corpus", CORPUS), ("team", "loner")]
+    )
+    assert sorted(query(warehouse, scopes)) == before
+    assert_equal_to_a_full_rebuild(warehouse, tmp_path)
 
 
 def test_the_unchanged_run_keeps_its_scores_and_the_changed_run_changes_where_it_changed(incremental_warehouse):

@@ -31,11 +31,11 @@
 
 
 {# Data tests that cost what they guard (issue 18). In an incremental build, a test of an incremental
-   model checks the rows of the changed submissions (incremental_by_submission) or corpora
-   (incremental_by_corpus) only: the other rows are the rows the last build tested, kept as they were.
-   Only tests whose verdict is the union of the submissions' (corpora's) verdicts are restricted: row
-   by row (not_null, accepted_values, expression_is_true) or a key that holds the submission_id (the
-   corpus). A full build (srlens passes --full-refresh) tests every row. This overrides dbt's own
+   model checks the rows of the changed submissions (incremental_by_submission), corpora
+   (incremental_by_corpus) or scopes (incremental_by_scope) only: the other rows are the rows the last
+   build tested, kept as they were. Only tests whose verdict is the union of the submissions'
+   (corpora's, scopes') verdicts are restricted: row by row (not_null, accepted_values,
+   expression_is_true) or a key that holds the submission_id (the corpus, the scope). A full build (srlens passes --full-refresh) tests every row. This overrides dbt's own
    macro, which applies a test's `where` config (kept, with the same meaning). #}
 {% macro get_where_subquery(relation) -%}
     {%- set conditions = [config.get('where')] if config.get('where') else [] -%}
@@ -59,11 +59,14 @@
     {%- set column = meta.get('refreshed_by') -%}
     {%- set test = model.test_metadata or {} -%}
     {%- set row_by_row = test.name in ('not_null', 'accepted_values', 'expression_is_true') -%}
-    {%- set keyed = test.name == 'unique_key' and column in test.kwargs.get('columns', []) -%}
+    {%- set key = test.kwargs.get('columns', []) -%}
+    {%- set keyed = test.name == 'unique_key' and column in key and (column != 'scope' or 'scope_value' in key) -%}
     {%- if not column or not (row_by_row or keyed) -%}
         {%- do return('') -%}
     {%- elif column == 'corpus' -%}
         {%- do return('corpus in (' ~ changed_corpora(model_relation('int_changed_corpora'), meta.get('tuning')) ~ ')') -%}
+    {%- elif column == 'scope' -%}
+        {%- do return(changed_scopes_condition(model_relation('int_changed_scopes'))) -%}
     {%- endif -%}
     {%- do return('submission_id in (select submission_id from ' ~ model_relation('int_changed_submissions') ~ ')') -%}
 {%- endmacro %}

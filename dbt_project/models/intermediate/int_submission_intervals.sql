@@ -1,10 +1,11 @@
+{{ incremental_by_submission() }}
 -- SPEC section 12: 95% bootstrap intervals of each run's corpus BLEU and micro DEA over its own
 -- realized sentences: the 2.5th and 97.5th percentiles (linear interpolation, numpy's default) of
 -- the B resampled scores, and their mean. Samples without edges have no DEA and are left out.
 with samples as (
     select submission_id, {{ significance_metric_columns('s.{}') }}
     from {{ ref('int_submission_resample_sums') }} s
-    where kind = 'bootstrap'
+    where kind = 'bootstrap' and {{ changed_submission('s.submission_id') }}
 )
 
 select

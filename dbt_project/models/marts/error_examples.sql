@@ -51,6 +51,7 @@ relation_ranked as (
         ) as rank
     from relation_candidates c
     join {{ ref('sentence_scores') }} s using (submission_id, sent_idx)
+    where {{ changed_submission('s.submission_id') }}  -- so that the join reads the changed runs' scores only
     qualify rank <= {{ k }}
 ),
 
@@ -108,6 +109,22 @@ ranked as (
     select * from subtree_ranked
 ),
 
+-- The ranked sentences' missed edges, and the words of those sentences alone: with two joins of the
+-- whole word table, the planner joined the words of every sentence with themselves first (21 million
+-- rows to add one run to a campaign).
+missed as (
+    select e.submission_id, e.corpus, e.sent_idx, e.head_pos, e.dep_pos, e.deprel, e.distance
+    from {{ ref('int_dea_edges') }} e
+    semi join (select distinct submission_id, sent_idx from ranked) r using (submission_id, sent_idx)
+    where not e.matched
+),
+
+missed_words as (
+    select w.corpus, w.sent_idx, w.pos, w.form
+    from {{ ref('int_analysis_words') }} w
+    semi join (select distinct corpus, sent_idx from missed) m using (corpus, sent_idx)
+),
+
 missed_edges as (
     select
         e.submission_id, e.sent_idx,
@@ -117,11 +134,9 @@ missed_edges as (
                 'relation': e.deprel, 'distance': e.distance
             } order by e.dep_pos
         ) as missed_edges
-    from (select distinct submission_id, sent_idx from ranked) r
-    join {{ ref('int_dea_edges') }} e using (submission_id, sent_idx)
-    join {{ ref('int_analysis_words') }} h on h.corpus = e.corpus and h.sent_idx = e.sent_idx and h.pos = e.head_pos
-    join {{ ref('int_analysis_words') }} d on d.corpus = e.corpus and d.sent_idx = e.sent_idx and d.pos = e.dep_pos
-    where not e.matched
+    from missed e
+    join missed_words h on h.corpus = e.corpus and h.sent_idx = e.sent_idx and h.pos = e.head_pos
+    join missed_words d on d.corpus = e.corpus and d.sent_idx = e.sent_idx and d.pos = e.dep_pos
     group by all
 )
 

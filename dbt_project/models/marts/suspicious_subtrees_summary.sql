@@ -1,3 +1,4 @@
+{{ incremental_by_scope() }}
 -- SPEC section 8 across submissions: for each view and subtree, how many submissions mined it,
 -- in how many it is suspicious, coverage and mean suspicion score (MSS). Like
 -- correlation_summary, each figure is given over all submissions (scope 'all', scope_value
@@ -11,54 +12,46 @@
 --   suspicious_share_pct  100 * suspicious_in / submissions (coverage among the submissions
 --                         where f is frequent enough; useful for lemma subtrees of one language)
 --   mean_suspicion        mean S(f) over the submissions where f is suspicious (NULL if none)
+--   max_suspicion         the largest of those S(f)
 -- One row per scope, scope_value, view and subtree mined in at least one submission of the scope.
+-- An incremental build computes the scopes of the changed runs only (macros/incremental_by_scope.sql):
+-- each scope below is its own aggregate, restricted to those scopes.
+{%- set scopes = {'all': "'all'", 'corpus': 'corpus', 'team': 'team', 'campaign': 'campaign'} %}
+
 with
 
-scoped_submissions as (
-    select
-        case
-            when grouping(s.corpus) = 0 then 'corpus'
-            when grouping(s.team) = 0 then 'team'
-            when grouping(s.campaign) = 0 then 'campaign'
-            else 'all'
-        end as scope,
-        case
-            when grouping(s.corpus) = 0 then s.corpus
-            when grouping(s.team) = 0 then s.team
-            when grouping(s.campaign) = 0 then s.campaign
-            else 'all'
-        end as scope_value,
-        count(*) as submissions_in_scope
+mining_submissions as (
+    select s.submission_id, s.corpus, s.team, s.campaign
     from (select distinct submission_id from {{ ref('int_mining_sentences') }}) m
     join {{ ref('stg_submissions') }} s using (submission_id)
-    group by grouping sets ((), (s.corpus), (s.team), (s.campaign))
+),
+
+scoped_submissions as (
+    {%- for scope, value in scopes.items() %}
+        select {{ string_literal(scope) }} as scope, {{ value }} as scope_value, count(*) as submissions_in_scope
+        from mining_submissions
+        where {{ changed_scope(scope, value) }}
+        group by scope_value
+        {{- '\n    union all' if not loop.last }}
+    {%- endfor %}
 ),
 
 scoped_subtrees as (
-    select
-        case
-            when grouping(corpus) = 0 then 'corpus'
-            when grouping(team) = 0 then 'team'
-            when grouping(campaign) = 0 then 'campaign'
-            else 'all'
-        end as scope,
-        case
-            when grouping(corpus) = 0 then corpus
-            when grouping(team) = 0 then team
-            when grouping(campaign) = 0 then campaign
-            else 'all'
-        end as scope_value,
-        view,
-        subtree,
-        count(*) as submissions,
-        count(*) filter (where is_suspicious) as suspicious_in,
-        avg(suspicion) filter (where is_suspicious) as mean_suspicion,
-        max(suspicion) filter (where is_suspicious) as max_suspicion
-    from {{ ref('suspicious_subtrees') }}
-    group by grouping sets (
-        (view, subtree), (corpus, view, subtree), (team, view, subtree),
-        (campaign, view, subtree)
-    )
+    {%- for scope, value in scopes.items() %}
+        select
+            {{ string_literal(scope) }} as scope,
+            {{ value }} as scope_value,
+            view,
+            subtree,
+            count(*) as submissions,
+            count(*) filter (where is_suspicious) as suspicious_in,
+            avg(suspicion) filter (where is_suspicious) as mean_suspicion,
+            max(suspicion) filter (where is_suspicious) as max_suspicion
+        from {{ ref('suspicious_subtrees') }}
+        where {{ changed_scope(scope, value) }}
+        group by scope_value, view, subtree
+        {{- '\n    union all' if not loop.last }}
+    {%- endfor %}
 )
 
 select

@@ -1,2 +1,2 @@
-select submission_id, loaded_at, corpus
+select submission_id, loaded_at, corpus, team, campaign
 from {{ source('meta', 'built_submissions') }}
