@@ -23,7 +23,7 @@ from matplotlib import rc_context
 from srlens.outdir import OutDirError, check_out_dir
 from srlens.paths import REPORT_ASSETS_DIR
 from srlens.report import overview, runs, sentences
-from srlens.report.charts import RC
+from srlens.report.charts import RC, Drawing
 from srlens.report.markup import page
 from srlens.report.queries import REQUIRED_MARTS, RUN_QUERIES, SQL_BUILD, SQL_RUNS, ByRun, fetch
 from srlens.status import WarehouseError, mart_names, open_read_only
@@ -59,7 +59,7 @@ def write_report(warehouse, out_dir):
     con = open_warehouse(warehouse)
     try:
         all_runs = fetch(con, SQL_RUNS)
-        with rc_context(RC):
+        with rc_context(RC):  # the L'AMBRE trend charts, drawn here
             report = overview.render(con, runs.run_file)
         try:
             build = con.execute(SQL_BUILD).fetchone()
@@ -75,20 +75,24 @@ def write_report(warehouse, out_dir):
         staging = out / STAGING
         shutil.rmtree(staging, ignore_errors=True)  # left by a report that was killed
         name = Path(warehouse).name
-        index = page(f"srlens report: {name}", overview.page_body(report, name, built), "")
+        drawing = Drawing(report.charts.jobs)  # the charts, drawn by a worker while the pages are written
         try:
-            write_pages(con, staging, all_runs, report, index)
+            write_pages(con, staging, all_runs, report)
+            index = page(f"srlens report: {name}", overview.page_body(report, name, built, drawing.result()), "")
+            (staging / "index.html").write_text(index, encoding="utf-8")
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
+        finally:
+            drawing.close()
     finally:
         con.close()
     swap_in(staging, out)
     return out / "index.html"
 
 
-def write_pages(con, staging, all_runs, report, index):
-    """The run and sentence pages, the assets and index.html, into the staging folder."""
+def write_pages(con, staging, all_runs, report):
+    """The run and sentence pages and the assets, into the staging folder."""
     (staging / "runs").mkdir(parents=True)
     (staging / "sentences").mkdir()
     streams = {name: ByRun(con, sql, **params) for name, (sql, params) in RUN_QUERIES.items()}
@@ -106,7 +110,6 @@ def write_pages(con, staging, all_runs, report, index):
         stream.close()
     for asset in ASSETS:
         shutil.copyfile(REPORT_ASSETS_DIR / asset, staging / asset)
-    (staging / "index.html").write_text(index, encoding="utf-8")
 
 
 def swap_in(staging, out):

@@ -54,7 +54,8 @@ class Scope:
 
 
 class Overview:
-    """Runs each query once, keeps the HTML in order, and the table of contents."""
+    """Runs each query once, keeps the HTML in order (a chart as its slot in charts.jobs), and the
+    table of contents."""
 
     def __init__(self, con, run_href):
         self.con = con
@@ -150,7 +151,7 @@ def campaign_correlations(report, scope):
     report.heading(4, "Median Spearman ρ between metrics, all submissions", f"{scope.anchor}-rho")
     corr, sql = report.query(SQL_CAMPAIGN_CORRELATIONS, campaign=scope.campaign)
     report.add(
-        ch.heatmap_chart(report.charts, corr, f"{scope.campaign}: median over submissions")
+        report.charts.add("heatmap_chart", corr, f"{scope.campaign}: median over submissions")
         if len(corr)
         else note("No correlation could be computed."),
         sql,
@@ -212,7 +213,7 @@ def ranking(report, scope):
         for sub in order
     ]
     report.add(
-        ch.ranking_chart(report.charts, order, scores, rank, value),
+        report.charts.add("ranking_chart", order, scores, rank, value),
         "<p>Each submission links to its page: weakest relations and subtrees, with example sentences.</p>",
         table(
             rows, [("submission", "submission", lambda v: v)] + [(s, SCORES.get(s, s), str) for s in scores], "ranking"
@@ -287,7 +288,7 @@ def buckets(report, scope):
     report.add(
         "<p>Micro DEA of each run per bucket of the reference trees (word frequency: recall of the "
         "reference lemmas); each run's page has the table.</p>",
-        ch.bucket_chart(report.charts, plotted),
+        report.charts.add("bucket_chart", plotted),
         sql,
     )
 
@@ -296,7 +297,7 @@ def corpus_correlations(report, scope):
     report.heading(4, "Median Spearman ρ between metrics", f"{scope.anchor}-rho")
     corr, sql = report.query(SQL_CORPUS_CORRELATIONS, corpus=scope.corpus)
     report.add(
-        ch.heatmap_chart(report.charts, corr, f"{scope.corpus}: median over submissions")
+        report.charts.add("heatmap_chart", corr, f"{scope.corpus}: median over submissions")
         if len(corr)
         else note("No correlation could be computed (too few sentences?)."),
         sql,
@@ -310,7 +311,7 @@ def corpus_dea(report, scope):
         report.add(note(f"No relation has {MIN_EDGES} reference edges in this corpus."), sql)
         return
     report.add(
-        ch.dea_chart(report.charts, dea),
+        report.charts.add("dea_chart", dea),
         table(
             records(dea),
             [
@@ -337,7 +338,7 @@ def projectivity(report, scope):
         return
     reasons = sorted(set(proj.skipped_reason.dropna()))
     report.add(
-        ch.projectivity_chart(report.charts, plotted)
+        report.charts.add("projectivity_chart", plotted)
         if len(plotted)
         else note("No submission has both projective and non-projective sentences."),
         "<p>* p &lt; 0.05 (two-sided Mann-Whitney U).</p>" if proj.tested.any() else "",
@@ -383,7 +384,7 @@ def rules(report, scope):
     fired = int(frame.rules_fired.iloc[0])
     report.add(
         f"<p>{len(frame)} worst of {fired} rules that fired.</p>",
-        ch.rules_chart(report.charts, frame),
+        report.charts.add("rules_chart", frame),
         table(
             records(frame),
             [
@@ -458,7 +459,8 @@ def render(con, run_href):
     return report
 
 
-def page_body(report, title, built):
+def page_body(report, title, built, svgs):
+    """The page's HTML; svgs: the drawn charts (charts.draw of report.charts.jobs), in its slots."""
     # a campaign's corpora nest under it, so that the two columns never part them
     toc = ""
     for k, (level, text, anchor) in enumerate(report.toc):
@@ -476,5 +478,5 @@ to filter its rows. SSA/GSA: simple/generation string accuracy, STA/GTA:
 simple/generation tree accuracy, MDD: mean dependency distance, MFS/MFW: mean flux size/weight,
 NP: non-projective sentences, S: submissions, MSS: mean suspicion score.</p>
 <nav aria-label="contents"><ul>{toc}</ul></nav>
-{"".join(report.parts)}
+{"".join(svgs[part] if isinstance(part, ch.Slot) else part for part in report.parts)}
 </main>""")
