@@ -57,10 +57,12 @@ def write_report(warehouse, out_dir):
     written = (*ASSETS, "index.html", "runs", "sentences", STAGING, OLD)
     check_out_dir(out, MARKER, "report folder", warehouse, written)
     con = open_warehouse(warehouse)
+    drawing = Drawing()  # the charts' worker process: it starts while the overview's queries run
     try:
         all_runs = fetch(con, SQL_RUNS)
         with rc_context(RC):  # the L'AMBRE trend charts, drawn here
             report = overview.render(con, runs.run_file)
+        drawing.start(report.charts.jobs)  # drawn while the run and sentence pages are written
         try:
             build = con.execute(SQL_BUILD).fetchone()
         except duckdb.CatalogException:  # a warehouse built before meta.builds existed
@@ -75,7 +77,6 @@ def write_report(warehouse, out_dir):
         staging = out / STAGING
         shutil.rmtree(staging, ignore_errors=True)  # left by a report that was killed
         name = Path(warehouse).name
-        drawing = Drawing(report.charts.jobs)  # the charts, drawn by a worker while the pages are written
         try:
             write_pages(con, staging, all_runs, report)
             index = page(f"srlens report: {name}", overview.page_body(report, name, built, drawing.result()), "")
@@ -83,9 +84,8 @@ def write_report(warehouse, out_dir):
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        finally:
-            drawing.close()
     finally:
+        drawing.close()
         con.close()
     swap_in(staging, out)
     return out / "index.html"

@@ -70,13 +70,13 @@ def draw(jobs):
         return [svg(CHARTS[name](*args), number) for number, (name, args) in enumerate(jobs, 1)]
 
 
-# The worker: `python -c WORKER ROOT` with the pickled jobs on stdin; it writes ("ok", svgs) or
-# ("error", traceback) pickled to stdout. It reads its input before importing anything heavy.
-WORKER = """import pickle, sys
-jobs = sys.stdin.buffer.read()
+# The worker: `python -c WORKER ROOT`; it imports the drawing modules, then reads the pickled jobs
+# on stdin and writes ("ok", svgs) or ("error", traceback) pickled to stdout.
+WORKER = """\
+import pickle, sys
 sys.path.insert(0, sys.argv[1])
 from srlens.report.charts import serve
-serve(jobs)
+serve(sys.stdin.buffer.read())
 """
 
 
@@ -96,25 +96,34 @@ def cores():
 
 
 class Drawing:
-    """The charts of jobs, drawn by a worker process from now on; result() returns their SVGs.
+    """The overview's charts, drawn by a worker process: created before the overview's queries (the
+    worker imports matplotlib meanwhile), start(jobs) hands it the jobs, result() returns their SVGs.
     Serial (drawn in result()) with one core, without a Python executable, with
     SRLENS_REPORT_WORKER=0, or when the worker cannot start or fails."""
 
-    def __init__(self, jobs):
-        self.jobs = jobs
+    def __init__(self):
+        self.jobs = []
         self.worker = None
-        if not jobs or cores() < 2 or not sys.executable or os.environ.get("SRLENS_REPORT_WORKER") == "0":
+        if cores() < 2 or not sys.executable or os.environ.get("SRLENS_REPORT_WORKER") == "0":
             return
         root = str(Path(__file__).resolve().parents[2])  # the folder that holds this srlens package
         try:
             self.worker = subprocess.Popen(
                 [sys.executable, "-c", WORKER, root], stdin=subprocess.PIPE, stdout=subprocess.PIPE
             )
+        except OSError as e:
+            print(f"report: no chart worker ({e}), the charts are drawn after the pages", file=sys.stderr)
+
+    def start(self, jobs):
+        self.jobs = jobs
+        if self.worker is None:
+            return
+        try:
             with self.worker.stdin:
                 pickle.dump(jobs, self.worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception as e:  # cannot start, or the jobs do not pickle
+        except Exception as e:  # the worker died, or the jobs do not pickle
             self.close()
-            print(f"report: no chart worker ({e}), the charts are drawn after the pages", file=sys.stderr)
+            print(f"report: the chart worker failed ({e}), the charts are drawn after the pages", file=sys.stderr)
 
     def result(self):
         if self.worker is not None:
