@@ -144,6 +144,7 @@ def sql_details(sql, params):
     )
 
 
+@functools.lru_cache(maxsize=1 << 16)  # the same run and key names come back on every example row
 def slug(text):
     """A file or anchor name for any text: its readable part and a short hash (no collisions)."""
     readable = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(text)).strip("_.")[:60]

@@ -52,7 +52,7 @@ def place_labels(labels):
     for x, y, text in labels:
         half = LABEL_CHAR * len(text) / 2 + 3  # and a little space between two labels
         near = [py for px, py, ph in placed if abs(x - px) < half + ph]  # the labels it could cover
-        while any(abs(y - py) < LABEL_HEIGHT for py in near):
+        while near and any(abs(y - py) < LABEL_HEIGHT for py in near):
             y -= LABEL_HEIGHT
         placed.append((x, y, half))
         out.append(y)
