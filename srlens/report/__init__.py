@@ -18,12 +18,11 @@ import sys
 from pathlib import Path
 
 import duckdb
-from matplotlib import rc_context
 
 from srlens.outdir import OutDirError, check_out_dir
 from srlens.paths import REPORT_ASSETS_DIR
 from srlens.report import overview, runs, sentences
-from srlens.report.charts import RC, Drawing
+from srlens.report.charts import Drawing
 from srlens.report.markup import page
 from srlens.report.queries import REQUIRED_MARTS, RUN_QUERIES, SQL_BUILD, SQL_RUNS, ByRun, fetch
 from srlens.status import WarehouseError, mart_names, open_read_only
@@ -60,8 +59,7 @@ def write_report(warehouse, out_dir):
     drawing = Drawing()  # the charts' worker process: it starts while the overview's queries run
     try:
         all_runs = fetch(con, SQL_RUNS)
-        with rc_context(RC):  # the L'AMBRE trend charts, drawn here
-            report = overview.render(con, runs.run_file)
+        report = overview.render(con, runs.run_file)
         drawing.start(report.charts.jobs)  # drawn while the run and sentence pages are written
         try:
             build = con.execute(SQL_BUILD).fetchone()

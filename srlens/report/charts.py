@@ -21,8 +21,6 @@ import traceback
 from pathlib import Path
 
 import numpy as np
-from matplotlib import rc_context
-from matplotlib.figure import Figure
 
 from srlens.report.queries import MAX_BARS, METRICS, SCORES
 
@@ -66,6 +64,8 @@ def svg(fig, number):
 
 def draw(jobs):
     """The SVG of each job, numbered 1, 2, ... in list order."""
+    from matplotlib import rc_context  # matplotlib is imported by the process that draws
+
     with rc_context(RC):
         return [svg(CHARTS[name](*args), number) for number, (name, args) in enumerate(jobs, 1)]
 
@@ -147,9 +147,17 @@ class Drawing:
             self.worker = None
 
 
+def new_figure(figsize):
+    """A matplotlib Figure (figsize in inches), imported here: with the worker drawing the charts,
+    the report's own process never imports matplotlib."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=figsize)
+
+
 def figure(width, height, left=0.6, right=0.2, top=0.35, bottom=0.45):
     """A figure of width x height inches, its axes inside the given margins (inches)."""
-    fig = Figure(figsize=(width, height))
+    fig = new_figure((width, height))
     fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height)
     return fig
 
@@ -262,7 +270,7 @@ def projectivity_chart(frame):
     parts = [frame[frame.score == score].head(MAX_BARS) for score in scores]
     left = label_width(frame.submission) + 0.1
     rows = max(len(p) for p in parts)
-    fig = Figure(figsize=((left + 2.6) * len(scores), 1.1 + 0.22 * rows))
+    fig = new_figure(((left + 2.6) * len(scores), 1.1 + 0.22 * rows))
     fig.subplots_adjust(
         left=left / fig.get_figwidth(),
         right=0.97,
@@ -318,7 +326,7 @@ def bucket_chart(frame):
     runs = list(dict.fromkeys(frame.submission))[:MAX_BARS]
     cols = min(4, len(dimensions))
     rows = math.ceil(len(dimensions) / cols)
-    fig = Figure(figsize=(2.9 * cols + 1.9, 2.3 * rows + 0.3))
+    fig = new_figure((2.9 * cols + 1.9, 2.3 * rows + 0.3))
     fig.subplots_adjust(
         left=0.5 / fig.get_figwidth(),
         right=1 - 2.1 / fig.get_figwidth(),
