@@ -463,53 +463,42 @@ def test_a_report_that_fails_halfway_leaves_the_earlier_one_whole(built_warehous
     )
 
 
-def overview_charts(built_warehouse):
-    """The chart jobs of the warehouse's overview, and their SVGs drawn in this process."""
+def test_the_overview_worker_writes_the_index_the_report_process_writes(built_warehouse, capsys):
     from srlens.report import open_warehouse, overview
-    from srlens.report.charts import draw
-    from srlens.report.runs import run_file
 
+    if overview.cores() < 2:
+        pytest.skip("one core: the report writes index.html itself")
     c = open_warehouse(built_warehouse)
-    jobs = overview.render(c, run_file).charts.jobs
+    here = overview.index_html(c, built_warehouse)
+    assert here.count('<div class="chart"><svg') >= 11
+    worker = overview.Worker(built_warehouse)
+    assert worker.process is not None
+    assert worker.html(c) == here
     c.close()
-    return jobs, draw(jobs)
-
-
-def test_the_chart_worker_draws_what_the_report_process_draws(built_warehouse, capsys):
-    from srlens.report.charts import Drawing, cores
-
-    if cores() < 2:
-        pytest.skip("one core: the report draws its charts itself")
-    jobs, here = overview_charts(built_warehouse)
-    assert len(jobs) >= 11 and all(svg.startswith('<div class="chart"><svg') for svg in here)
-    drawing = Drawing()
-    assert drawing.worker is not None
-    drawing.start(jobs)
-    assert drawing.result() == here
-    assert "chart worker" not in capsys.readouterr().err  # drawn by the worker, no fallback
+    assert "overview worker" not in capsys.readouterr().err  # written by the worker, no fallback
 
 
 @pytest.mark.parametrize("python", ["missing", "false"])
-def test_a_chart_worker_that_cannot_start_or_fails_leaves_the_charts_to_the_report(
+def test_an_overview_worker_that_cannot_start_or_fails_leaves_the_index_to_the_report(
     built_warehouse, tmp_path, monkeypatch, capsys, python
 ):
-    from srlens.report.charts import Drawing
+    from srlens.report import open_warehouse, overview
 
-    jobs, here = overview_charts(built_warehouse)
+    c = open_warehouse(built_warehouse)
+    here = overview.index_html(c, built_warehouse)
     # no such interpreter (Popen fails), or one that exits at once without an answer
-    executable = str(tmp_path / "no-python") if python == "missing" else shutil.which("false")
-    monkeypatch.setattr("sys.executable", executable)
-    monkeypatch.setattr("srlens.report.charts.cores", lambda: 2)
-    drawing = Drawing()
-    drawing.start(jobs)
-    assert drawing.result() == here
+    monkeypatch.setattr("sys.executable", str(tmp_path / "no-python") if python == "missing" else shutil.which("false"))
+    monkeypatch.setattr("srlens.report.overview.cores", lambda: 2)
+    assert overview.Worker(built_warehouse).html(c) == here
+    c.close()
     err = capsys.readouterr().err
-    assert "chart worker" in err
+    assert ("no overview worker" if python == "missing" else "the overview worker failed") in err
 
 
 def test_a_users_unguarded_script_runs_once(built_warehouse, tmp_path):
-    """The worker is a fresh interpreter on srlens.report.charts: it does not import the caller's
-    main script again (multiprocessing's spawn would, running a script without a __main__ guard twice)."""
+    """The overview's worker is a fresh interpreter on srlens.report.overview: it does not import the
+    caller's main script again (multiprocessing's spawn would, running a script without a __main__
+    guard twice)."""
     wh = one_run_warehouse(built_warehouse, tmp_path / "w.duckdb")
     script = tmp_path / "mine.py"
     script.write_text(
@@ -521,7 +510,7 @@ def test_a_users_unguarded_script_runs_once(built_warehouse, tmp_path):
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "ran.txt").read_text() == "ran\n"
-    assert "chart worker" not in done.stderr and (tmp_path / "out" / "index.html").is_file()
+    assert "overview worker" not in done.stderr and (tmp_path / "out" / "index.html").is_file()
 
 
 # --------------------------------------------------------------------------- in a real browser

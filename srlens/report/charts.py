@@ -1,24 +1,11 @@
 """The overview page's charts: matplotlib Figure objects (no pyplot, so no global figure registry
 to fill up or close), saved as SVG with text kept as text. Margins are fixed in inches: layout
 engines (constrained, bbox_inches="tight") measure every label again and cost more than the
-drawing itself.
-
-The overview only lists its charts (Charts.add: a chart function's name and its data); draw()
-turns the list into SVG. Drawing takes most of the overview's time and needs nothing from the
-warehouse, so write_report has a worker process draw them (Drawing) while it writes the run and
-sentence pages. The worker is a fresh interpreter started with `python -c` on this module (not
-multiprocessing, whose spawned child imports the caller's main script again, and no fork of a
-process that holds DuckDB's threads); where it cannot start or fails, the charts are drawn here."""
+drawing itself."""
 
 import io
 import math
-import os
-import pickle
 import re
-import subprocess
-import sys
-import traceback
-from pathlib import Path
 
 import numpy as np
 
@@ -36,120 +23,26 @@ RC = {
 }
 
 
-class Slot(int):
-    """The place of a chart in the page: its index in Charts.jobs (and in draw()'s list)."""
-
-
 class Charts:
-    """The overview's charts in page order: (chart function name, arguments), drawn by draw()."""
+    """Numbers the charts: every SVG id (and reference to it) gets the chart's number as a prefix,
+    as all charts share one HTML document and matplotlib restarts its ids in each figure."""
 
     def __init__(self):
-        self.jobs = []
+        self.count = 0
 
-    def add(self, name, *args):
-        self.jobs.append((name, args))
-        return Slot(len(self.jobs) - 1)
-
-
-def svg(fig, number):
-    """The figure as inline SVG. Every SVG id (and reference to it) gets the chart's number as a
-    prefix, as all charts share one HTML document and matplotlib restarts its ids in each figure."""
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None})
-    text = buf.getvalue()
-    text = text[text.index("<svg") :]  # no XML declaration or DOCTYPE inside HTML
-    text = re.sub(r'(\bid="|url\(#|href="#)', rf"\1s{number}-", text)
-    return f'<div class="chart">{text}</div>'
-
-
-def draw(jobs):
-    """The SVG of each job, numbered 1, 2, ... in list order."""
-    from matplotlib import rc_context  # matplotlib is imported by the process that draws
-
-    with rc_context(RC):
-        return [svg(CHARTS[name](*args), number) for number, (name, args) in enumerate(jobs, 1)]
-
-
-# The worker: `python -c WORKER ROOT`; it imports the drawing modules, then reads the pickled jobs
-# on stdin and writes ("ok", svgs) or ("error", traceback) pickled to stdout.
-WORKER = """\
-import pickle, sys
-sys.path.insert(0, sys.argv[1])
-from srlens.report.charts import serve
-serve(sys.stdin.buffer.read())
-"""
-
-
-def serve(data):
-    try:
-        reply = ("ok", draw(pickle.loads(data)))
-    except BaseException:  # reported to the parent, which draws the charts itself
-        reply = ("error", traceback.format_exc())
-    pickle.dump(reply, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on every platform
-        return os.cpu_count() or 1
-
-
-class Drawing:
-    """The overview's charts, drawn by a worker process: created before the overview's queries (the
-    worker imports matplotlib meanwhile), start(jobs) hands it the jobs, result() returns their SVGs.
-    Serial (drawn in result()) with one core, without a Python executable, with
-    SRLENS_REPORT_WORKER=0, or when the worker cannot start or fails."""
-
-    def __init__(self):
-        self.jobs = []
-        self.worker = None
-        if cores() < 2 or not sys.executable or os.environ.get("SRLENS_REPORT_WORKER") == "0":
-            return
-        root = str(Path(__file__).resolve().parents[2])  # the folder that holds this srlens package
-        try:
-            self.worker = subprocess.Popen(
-                [sys.executable, "-c", WORKER, root], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-            )
-        except OSError as e:
-            print(f"report: no chart worker ({e}), the charts are drawn after the pages", file=sys.stderr)
-
-    def start(self, jobs):
-        self.jobs = jobs
-        if self.worker is None:
-            return
-        try:
-            with self.worker.stdin:
-                pickle.dump(jobs, self.worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception as e:  # the worker died, or the jobs do not pickle
-            self.close()
-            print(f"report: the chart worker failed ({e}), the charts are drawn after the pages", file=sys.stderr)
-
-    def result(self):
-        if self.worker is not None:
-            with self.worker.stdout:
-                out = self.worker.stdout.read()
-            code, self.worker = self.worker.wait(), None
-            try:
-                status, value = pickle.loads(out)
-            except Exception:
-                status, value = "error", f"exit code {code}, {len(out)} bytes of output"
-            if status == "ok":
-                return value
-            print(f"report: the chart worker failed, drawing the charts here:\n{value}", file=sys.stderr)
-        return draw(self.jobs)
-
-    def close(self):
-        """Stop the worker, if it still runs (a report that failed halfway)."""
-        if self.worker is not None:
-            self.worker.kill()
-            self.worker.wait()
-            self.worker = None
+    def svg(self, fig):
+        self.count += 1
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+        text = buf.getvalue()
+        text = text[text.index("<svg") :]  # no XML declaration or DOCTYPE inside HTML
+        text = re.sub(r'(\bid="|url\(#|href="#)', rf"\1s{self.count}-", text)
+        return f'<div class="chart">{text}</div>'
 
 
 def new_figure(figsize):
-    """A matplotlib Figure (figsize in inches), imported here: with the worker drawing the charts,
-    the report's own process never imports matplotlib."""
+    """A matplotlib Figure (figsize in inches). Imported here, by the process that draws: with the
+    overview written by a worker (overview.Worker), the report's own process never imports matplotlib."""
     from matplotlib.figure import Figure
 
     return Figure(figsize=figsize)
@@ -177,7 +70,7 @@ def cells_mesh(ax, grid, **style):
     return mesh
 
 
-def heatmap_chart(frame, title):
+def heatmap_chart(charts, frame, title):
     """Lower triangle of median rho between every pair of variables (framework paper, Fig. 2)."""
     names = sorted(set(frame.metric_a) | set(frame.metric_b), key=metric_order)
     index = {m: i for i, m in enumerate(names)}
@@ -208,10 +101,10 @@ def heatmap_chart(frame, title):
     ax.spines[:].set_visible(False)
     bar = fig.add_axes((1 - 1.0 / fig.get_figwidth(), 0.3, 0.12 / fig.get_figwidth(), 0.5))
     fig.colorbar(image, cax=bar, label="median Spearman rho", ticks=[-1, -0.5, 0, 0.5, 1])
-    return fig
+    return charts.svg(fig)
 
 
-def ranking_chart(submissions, scores, rank, value):
+def ranking_chart(charts, submissions, scores, rank, value):
     """Submissions (rows, in table order) x scores: colour = rank on that score, text = value."""
     submissions = submissions[:MAX_BARS]
     grid = np.full((len(submissions), len(scores)), np.nan)
@@ -240,10 +133,10 @@ def ranking_chart(submissions, scores, rank, value):
     ax.set_yticks(range(len(submissions)), submissions, fontsize=7)
     ax.spines[:].set_visible(False)
     ax.set_title("rank on each score (dark = first)")
-    return fig
+    return charts.svg(fig)
 
 
-def dea_chart(frame):
+def dea_chart(charts, frame):
     """A box per relation over the submissions (quartiles, min-max whiskers, mean), worst mean
     first. Drawn as a few collections rather than with Axes.bxp, which makes seven artists a box."""
     x = np.arange(len(frame))
@@ -261,10 +154,10 @@ def dea_chart(frame):
     ax.set_ylabel("DEA")
     ax.grid(axis="y", alpha=0.3)
     ax.set_title("box: quartiles over submissions, line: median, diamond: mean, whiskers: min-max", fontsize=8)
-    return fig
+    return charts.svg(fig)
 
 
-def projectivity_chart(frame):
+def projectivity_chart(charts, frame):
     """Per score, the medians of the projective and non-projective sentences of each submission."""
     scores = list(dict.fromkeys(frame.score))
     parts = [frame[frame.score == score].head(MAX_BARS) for score in scores]
@@ -291,10 +184,10 @@ def projectivity_chart(frame):
         ax.set_title(f"median {score}")
         ax.axvline(0, color="grey", linewidth=0.5)
     fig.legend(*ax.get_legend_handles_labels(), loc="upper left", ncols=2, fontsize=7, frameon=False)
-    return fig
+    return charts.svg(fig)
 
 
-def rules_chart(frame):
+def rules_chart(charts, frame):
     """Mean rule score over the submissions, whiskers from the worst to the best run."""
     part = frame.iloc[::-1]
     y = np.arange(len(part))
@@ -312,14 +205,14 @@ def rules_chart(frame):
     ax.set_yticks(y, part.rule_id, fontsize=7)
     ax.set_xlim(0, 1.02)
     ax.set_title("rule score: mean over submissions, whiskers min-max")
-    return fig
+    return charts.svg(fig)
 
 
 def metric_order(name):
     return (list(METRICS).index(name), name) if name in METRICS else (len(METRICS), name)
 
 
-def bucket_chart(frame):
+def bucket_chart(charts, frame):
     """One panel per bucket dimension: each run's micro DEA (lemma recall for word_frequency)
     across the buckets, in bucket order; the legend names the runs (at most MAX_BARS)."""
     dimensions = list(dict.fromkeys(frame.dimension))
@@ -364,9 +257,4 @@ def bucket_chart(frame):
         )
         ax.grid(axis="y", alpha=0.3)
     fig.legend(*ax.get_legend_handles_labels(), loc="upper right", fontsize=7.5, frameon=False)
-    return fig
-
-
-CHARTS = {
-    f.__name__: f for f in (heatmap_chart, ranking_chart, dea_chart, projectivity_chart, rules_chart, bucket_chart)
-}
+    return charts.svg(fig)

@@ -15,7 +15,7 @@ import html
 import io
 import re
 
-from srlens.report.charts import RC, new_figure
+from srlens.report.charts import new_figure
 
 TOP_RULES = 8  # rules per language in Figure 6
 TITLE = "L'AMBRE across campaigns"
@@ -136,13 +136,6 @@ def section(con):
     languages = [r[0] for r in con.execute("select distinct language from rule_trends order by language").fetchall()]
     if not corpora:
         return ""
-    from matplotlib import rc_context  # imported here: most reports have no trend charts
-
-    with rc_context(RC):
-        return _section(con, corpora, languages)
-
-
-def _section(con, corpora, languages):
     parts = [
         f'<section class="lambre-trends"><h2 id="{ANCHOR}">{html.escape(TITLE)}</h2>',
         "<p class=\"note\">Rule scores check the parses of the outputs: they depend on the parser's "

@@ -3,8 +3,15 @@ sections. Each section is a function (report, scope) that adds a heading, its fi
 behind it; CAMPAIGN_SECTIONS and CORPUS_SECTIONS give the page order. To add a section, write
 such a function and append it to the list where it belongs."""
 
+import os
+import pickle
+import subprocess
 import sys
+import traceback
 from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
 
 from srlens.report import charts as ch
 from srlens.report import lambre_trends
@@ -15,6 +22,7 @@ from srlens.report.markup import (
     fmt_p,
     link,
     note,
+    page,
     records,
     sql_details,
     table,
@@ -24,6 +32,7 @@ from srlens.report.queries import (
     SCORES,
     SIGNIFICANCE_METRICS,
     SQL_BUCKETS,
+    SQL_BUILD,
     SQL_CAMPAIGN_CORPORA,
     SQL_CAMPAIGN_CORRELATIONS,
     SQL_CAMPAIGN_DEA,
@@ -42,6 +51,8 @@ from srlens.report.queries import (
     TOP_SUBTREES,
     VIEWS,
 )
+from srlens.report.runs import run_file
+from srlens.status import open_read_only
 
 
 @dataclass
@@ -54,8 +65,7 @@ class Scope:
 
 
 class Overview:
-    """Runs each query once, keeps the HTML in order (a chart as its slot in charts.jobs), and the
-    table of contents."""
+    """Runs each query once, keeps the HTML in order, and the table of contents."""
 
     def __init__(self, con, run_href):
         self.con = con
@@ -63,7 +73,6 @@ class Overview:
         self.run_href = run_href  # submission_id -> the run page, relative to index.html
         self.parts = []
         self.toc = []
-        self.corpus_anchors = {}  # (campaign, corpus) -> anchor of its section
 
     def query(self, sql, **params):
         """The result as a DataFrame, and the SQL and parameters to show under it."""
@@ -151,7 +160,7 @@ def campaign_correlations(report, scope):
     report.heading(4, "Median Spearman ρ between metrics, all submissions", f"{scope.anchor}-rho")
     corr, sql = report.query(SQL_CAMPAIGN_CORRELATIONS, campaign=scope.campaign)
     report.add(
-        report.charts.add("heatmap_chart", corr, f"{scope.campaign}: median over submissions")
+        ch.heatmap_chart(report.charts, corr, f"{scope.campaign}: median over submissions")
         if len(corr)
         else note("No correlation could be computed."),
         sql,
@@ -213,7 +222,7 @@ def ranking(report, scope):
         for sub in order
     ]
     report.add(
-        report.charts.add("ranking_chart", order, scores, rank, value),
+        ch.ranking_chart(report.charts, order, scores, rank, value),
         "<p>Each submission links to its page: weakest relations and subtrees, with example sentences.</p>",
         table(
             rows, [("submission", "submission", lambda v: v)] + [(s, SCORES.get(s, s), str) for s in scores], "ranking"
@@ -288,7 +297,7 @@ def buckets(report, scope):
     report.add(
         "<p>Micro DEA of each run per bucket of the reference trees (word frequency: recall of the "
         "reference lemmas); each run's page has the table.</p>",
-        report.charts.add("bucket_chart", plotted),
+        ch.bucket_chart(report.charts, plotted),
         sql,
     )
 
@@ -297,7 +306,7 @@ def corpus_correlations(report, scope):
     report.heading(4, "Median Spearman ρ between metrics", f"{scope.anchor}-rho")
     corr, sql = report.query(SQL_CORPUS_CORRELATIONS, corpus=scope.corpus)
     report.add(
-        report.charts.add("heatmap_chart", corr, f"{scope.corpus}: median over submissions")
+        ch.heatmap_chart(report.charts, corr, f"{scope.corpus}: median over submissions")
         if len(corr)
         else note("No correlation could be computed (too few sentences?)."),
         sql,
@@ -311,7 +320,7 @@ def corpus_dea(report, scope):
         report.add(note(f"No relation has {MIN_EDGES} reference edges in this corpus."), sql)
         return
     report.add(
-        report.charts.add("dea_chart", dea),
+        ch.dea_chart(report.charts, dea),
         table(
             records(dea),
             [
@@ -338,7 +347,7 @@ def projectivity(report, scope):
         return
     reasons = sorted(set(proj.skipped_reason.dropna()))
     report.add(
-        report.charts.add("projectivity_chart", plotted)
+        ch.projectivity_chart(report.charts, plotted)
         if len(plotted)
         else note("No submission has both projective and non-projective sentences."),
         "<p>* p &lt; 0.05 (two-sided Mann-Whitney U).</p>" if proj.tested.any() else "",
@@ -384,7 +393,7 @@ def rules(report, scope):
     fired = int(frame.rules_fired.iloc[0])
     report.add(
         f"<p>{len(frame)} worst of {fired} rules that fired.</p>",
-        report.charts.add("rules_chart", frame),
+        ch.rules_chart(report.charts, frame),
         table(
             records(frame),
             [
@@ -420,6 +429,22 @@ CORPUS_SECTIONS = [
 # ---------------------------------------------------------------------------------------------
 
 
+def scopes(con):
+    """Each campaign's Scope with the Scopes of its corpora, in page order (their anchors name the
+    sections of index.html)."""
+    out = []
+    for ci, (campaign, *_) in enumerate(con.execute(SQL_CAMPAIGNS).fetchall()):
+        corpora = [corpus for (corpus,) in con.execute(SQL_CAMPAIGN_CORPORA, {"campaign": campaign}).fetchall()]
+        corpus_scopes = [Scope(campaign, corpus, f"c{ci}-k{ki}") for ki, corpus in enumerate(corpora)]
+        out.append((Scope(campaign, None, f"c{ci}"), corpus_scopes))
+    return out
+
+
+def corpus_anchors(con):
+    """(campaign, corpus) -> the anchor of the corpus's section in index.html (a run page links there)."""
+    return {(s.campaign, s.corpus): s.anchor for _, corpus_scopes in scopes(con) for s in corpus_scopes}
+
+
 def render(con, run_href):
     """Every section, in page order."""
     report = Overview(con, run_href)
@@ -434,18 +459,14 @@ def render(con, run_href):
         else note("No submissions loaded."),
         sql,
     )
-    for ci, campaign in enumerate(campaigns.campaign):
-        print(f"report: campaign {campaign}", file=sys.stderr)
-        scope = Scope(campaign, None, f"c{ci}")
-        report.heading(2, f"Campaign {campaign}", scope.anchor)
+    for scope, corpus_scopes in scopes(con):
+        print(f"report: campaign {scope.campaign}", file=sys.stderr)
+        report.heading(2, f"Campaign {scope.campaign}", scope.anchor)
         for section in CAMPAIGN_SECTIONS:
             section(report, scope)
-        corpora = con.execute(SQL_CAMPAIGN_CORPORA, {"campaign": campaign}).df().corpus
-        for ki, corpus in enumerate(corpora):
-            print(f"report: campaign {campaign}, corpus {corpus}", file=sys.stderr)
-            corpus_scope = Scope(campaign, corpus, f"c{ci}-k{ki}")
-            report.corpus_anchors[campaign, corpus] = corpus_scope.anchor
-            report.heading(3, f"{corpus} ({campaign})", corpus_scope.anchor)
+        for corpus_scope in corpus_scopes:
+            print(f"report: campaign {scope.campaign}, corpus {corpus_scope.corpus}", file=sys.stderr)
+            report.heading(3, f"{corpus_scope.corpus} ({scope.campaign})", corpus_scope.anchor)
             for section in CORPUS_SECTIONS:
                 section(report, corpus_scope)
     trends = lambre_trends.section(con)  # across campaigns: after them, in the contents as a campaign is
@@ -459,8 +480,7 @@ def render(con, run_href):
     return report
 
 
-def page_body(report, title, built, svgs):
-    """The page's HTML; svgs: the drawn charts (charts.draw of report.charts.jobs), in its slots."""
+def page_body(report, title, built):
     # a campaign's corpora nest under it, so that the two columns never part them
     toc = ""
     for k, (level, text, anchor) in enumerate(report.toc):
@@ -478,5 +498,100 @@ to filter its rows. SSA/GSA: simple/generation string accuracy, STA/GTA:
 simple/generation tree accuracy, MDD: mean dependency distance, MFS/MFW: mean flux size/weight,
 NP: non-projective sentences, S: submissions, MSS: mean suspicion score.</p>
 <nav aria-label="contents"><ul>{toc}</ul></nav>
-{"".join(svgs[part] if isinstance(part, ch.Slot) else part for part in report.parts)}
+{"".join(report.parts)}
 </main>""")
+
+
+def index_html(con, warehouse):
+    """index.html: every section, its charts drawn (matplotlib imported here, by the process that
+    writes the page)."""
+    from matplotlib import rc_context
+
+    with rc_context(ch.RC):
+        report = render(con, run_file)
+    try:
+        build = con.execute(SQL_BUILD).fetchone()
+    except duckdb.CatalogException:  # a warehouse built before meta.builds existed
+        build = None
+    built = (
+        f"built {build[0]:%Y-%m-%d %H:%M} with processor {build[1]}, srlens {build[4]}"
+        if build
+        else "build time unknown"
+    ) + (f", signature {build[5]}" if build and build[5] else "")
+    name = Path(warehouse).name
+    return page(f"srlens report: {name}", page_body(report, name, built), "")
+
+
+# ---------------------------------------------------------------------------------------------
+# The worker: `python -c WORKER ROOT WAREHOUSE` writes ("ok", index.html) or ("error", traceback),
+# pickled, to its stdout.
+
+WORKER = """\
+import sys
+sys.path.insert(0, sys.argv[1])
+from srlens.report.overview import serve
+serve(sys.argv[2])
+"""
+
+
+def serve(warehouse):
+    try:
+        con = open_read_only(warehouse)
+        try:
+            reply = ("ok", index_html(con, warehouse))
+        finally:
+            con.close()
+    except BaseException:  # reported to the report's process, which writes the page itself
+        reply = ("error", traceback.format_exc())
+    pickle.dump(reply, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
+class Worker:
+    """index.html written by a worker process while the report's process writes the run and
+    sentence pages: the overview (its queries, and its charts, most of its time) needs nothing
+    from them. The worker is a fresh interpreter (`python -c` on this module) that opens the
+    warehouse read-only itself: not multiprocessing, whose spawned child imports the caller's main
+    script again, and no fork of a process that holds DuckDB's threads. html(con) returns the
+    page; it is written by the report's process instead with one core, without a Python
+    executable, with SRLENS_REPORT_WORKER=0, or when the worker cannot start or fails."""
+
+    def __init__(self, warehouse):
+        self.warehouse = str(warehouse)
+        self.process = None
+        if cores() < 2 or not sys.executable or os.environ.get("SRLENS_REPORT_WORKER") == "0":
+            return
+        root = str(Path(__file__).resolve().parents[2])  # the folder that holds this srlens package
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", WORKER, root, self.warehouse], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE
+            )
+        except OSError as e:
+            print(f"report: no overview worker ({e}), index.html is written after the pages", file=sys.stderr)
+
+    def html(self, con):
+        if self.process is not None:
+            with self.process.stdout:
+                out = self.process.stdout.read()
+            code, self.process = self.process.wait(), None
+            try:
+                status, value = pickle.loads(out)
+            except Exception:
+                status, value = "error", f"exit code {code}, {len(out)} bytes of output"
+            if status == "ok":
+                return value
+            print(f"report: the overview worker failed, index.html is written here:\n{value}", file=sys.stderr)
+        return index_html(con, self.warehouse)
+
+    def close(self):
+        """Stop the worker, if it still runs (a report that failed halfway)."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
