@@ -9,8 +9,9 @@
 The modules have one job each: queries.py holds every SQL text and cut-off, charts.py the
 matplotlib charts of the overview, markup.py the HTML pieces, tree.py the sentence view's SVG.
 index.html is written by a worker process (overview.Worker) while this process writes the run and
-sentence pages. The report reads marts and does not aggregate sentence rows itself. To add an overview section,
-append a function (report, scope) to overview.CAMPAIGN_SECTIONS or overview.CORPUS_SECTIONS.
+sentence pages. The report reads marts and does not aggregate sentence rows itself. To add an
+overview section, append a function (report, scope) to overview.CAMPAIGN_SECTIONS or
+overview.CORPUS_SECTIONS.
 """
 
 import os
