@@ -156,7 +156,8 @@ def doc(warehouse, before_rev, after_name, rows, equal):
         f"before = `{before_rev}`, after = `{after_name}`, each report in a fresh process, alternately. "
         "x86_64, 2 cores shared with other engineers' jobs: the wall seconds depend on the load "
         "(1-minute load average at the start and at the end; 2 = both cores busy), the CPU seconds much less. "
-        "CPU and memory: the report's process (user + system) and its worker process (the charts).",
+        "CPU and memory: the report's process (user + system) and its worker process (index.html: the overview's "
+        "queries and charts).",
         "",
         "| round | code | wall s | CPU s | of which the worker | memory MB (worker) | load |",
         "|---:|---|---:|---:|---:|---:|---|",
