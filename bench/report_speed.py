@@ -2,15 +2,17 @@
 srlens of an older revision and by this tree, alternately, each in a fresh process, and the two
 reports compared file by file.
 
-    python bench/report_speed.py WAREHOUSE --before REV [--rounds N] [--work DIR] [--doc]
+    python bench/report_speed.py WAREHOUSE --before REV [--serial] [--rounds N] [--work DIR] [--doc]
 
 The before side is REV's source tree (git archive into WORK), imported with PYTHONPATH; it reads
 the warehouse read-only, like the after side. Per report: wall seconds, CPU seconds (user + system of
 the process and of its children: the report's worker process), the largest resident memory of the
-process and of its children, and the 1-minute load average at the start (2 = both cores of this
-machine busy). Equal reports: every file byte-equal, or (only in index.html) differing in the last
-bits of a data-sort float, as DuckDB's parallel avg() may between two runs of the same query;
---doc writes the section "Report at campaign scale (issue 18, session 26)" of docs/benchmarks.md.
+process and of its children, and the 1-minute load average at the start and at the end (2 = both
+cores of this machine busy). --serial adds a third side: this tree without its chart worker
+(SRLENS_REPORT_WORKER=0), for the worker's wall gain and CPU cost. Equal reports: every file
+byte-equal, or (only in index.html) differing in the last bits of a data-sort float, as DuckDB's
+parallel avg() may between two runs of the same query;
+--doc writes the section "Report at campaign scale, session 27" of docs/benchmarks.md.
 """
 
 import argparse
@@ -28,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchmarks_doc import write_section  # noqa: E402
 
-TITLE = "Report at campaign scale (issue 18, session 26)"
+TITLE = "Report at campaign scale, session 27"
 
 # In the measured process: write the report, then print its own and its children's usage.
 CHILD = """
@@ -59,13 +61,13 @@ def extract(rev, work):
     return tree, short.stdout.strip()
 
 
-def one_report(tree, warehouse, out):
+def one_report(tree, warehouse, out, env=None):
     shutil.rmtree(out, ignore_errors=True)
     load = os.getloadavg()[0]
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", CHILD, str(warehouse), str(out)],
-        env={**os.environ, "PYTHONPATH": str(tree)},
+        env={**os.environ, "PYTHONPATH": str(tree), **(env or {})},
         cwd=out.parent,  # not this checkout: `python -c` puts the working directory first on sys.path
         capture_output=True,
         text=True,
@@ -74,7 +76,7 @@ def one_report(tree, warehouse, out):
         sys.exit(f"the report with {tree} failed:\n{done.stderr[-3000:]}")
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert Path(figures["srlens"]).is_relative_to(tree), f"imported {figures['srlens']}, not the srlens of {tree}"
-    return {**figures, "process_wall": time.perf_counter() - started, "load": load}
+    return {**figures, "process_wall": time.perf_counter() - started, "load": load, "load_end": os.getloadavg()[0]}
 
 
 def compare(a, b):
@@ -106,6 +108,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("warehouse", type=Path)
     parser.add_argument("--before", required=True, help="git revision of the before side, e.g. main")
+    parser.add_argument("--serial", action="store_true", help="also this tree without the chart worker")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--work", type=Path, default=REPO / ".bench" / "report_speed")
     parser.add_argument("--doc", action="store_true", help="write the section of docs/benchmarks.md")
@@ -116,24 +119,31 @@ def main():
     ).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain", "srlens"], cwd=REPO, capture_output=True, text=True)
     after_name = f"{after_rev}{' + changes' if dirty.stdout.strip() else ''}"
+    sides = [("before", before_tree, None), ("after", REPO, None)]
+    if args.serial:
+        sides.append(("after, no worker", REPO, {"SRLENS_REPORT_WORKER": "0"}))
     rows = []
     for n in range(1, args.rounds + 1):
-        for side, tree in (("before", before_tree), ("after", REPO)):
-            figures = one_report(tree, args.warehouse, args.work / f"report-{side}")
+        for side, tree, env in sides:
+            figures = one_report(tree, args.warehouse, args.work / f"report-{side.replace(', ', '-')}", env)
             rows.append((n, side, figures))
             print(
                 f"round {n} {side:6s}: {figures['wall']:6.1f} s wall, {figures['cpu']:6.1f} s CPU "
                 f"({figures['user']:.1f} user, {figures['system']:.1f} system; worker {figures['worker_cpu']:.1f}), "
                 f"{figures['rss_mb']:,.0f} MB (worker {figures['children_rss_mb']:,.0f} MB), "
-                f"load {figures['load']:.1f}",
+                f"load {figures['load']:.1f} to {figures['load_end']:.1f}",
                 flush=True,
             )
-    files, same, near, differ = compare(args.work / "report-before", args.work / "report-after")
-    equal = (
-        f"{files:,} files, {same:,} byte-equal, {near:,} equal but for the last bits of data-sort floats "
-        f"(within 1e-12), {len(differ):,} different{': ' + ', '.join(differ[:10]) if differ else ''}"
-    )
-    print(equal)
+    equal, differ = [], []
+    for side, _, _ in sides[1:]:
+        files, same, near, apart = compare(args.work / "report-before", args.work / f"report-{side.replace(', ', '-')}")
+        differ += apart
+        equal.append(
+            f"{side}: {files:,} files, {same:,} byte-equal, {near:,} equal but for the last bits of data-sort "
+            f"floats (within 1e-12), {len(apart):,} different{': ' + ', '.join(apart[:10]) if apart else ''}"
+        )
+        print(equal[-1])
+    equal = "; ".join(equal)
     if args.doc:
         write_section(TITLE, doc(args.warehouse, before_rev, after_name, rows, equal))
     return 1 if differ else 0
@@ -145,15 +155,17 @@ def doc(warehouse, before_rev, after_name, rows, equal):
         "warehouse of the issue-18 bench after its \"add one run\": 171 runs, 342,000 output sentences); "
         f"before = `{before_rev}`, after = `{after_name}`, each report in a fresh process, alternately. "
         "x86_64, 2 cores shared with other engineers' jobs: the wall seconds depend on the load "
-        "(1-minute load average at the start; 2 = both cores busy), the CPU seconds much less.",
+        "(1-minute load average at the start and at the end; 2 = both cores busy), the CPU seconds much less. "
+        "CPU and memory: the report's process (user + system) and its worker process (index.html: the overview's "
+        "queries and charts).",
         "",
         "| round | code | wall s | CPU s | of which the worker | memory MB (worker) | load |",
-        "|---:|---|---:|---:|---:|---:|---:|",
+        "|---:|---|---:|---:|---:|---:|---|",
     ]
     for n, side, f in rows:
         lines.append(
             f"| {n} | {side} | {f['wall']:.1f} | {f['cpu']:.1f} | {f['worker_cpu']:.1f} "
-            f"| {f['rss_mb']:,.0f} ({f['children_rss_mb']:,.0f}) | {f['load']:.1f} |"
+            f"| {f['rss_mb']:,.0f} ({f['children_rss_mb']:,.0f}) | {f['load']:.1f} to {f['load_end']:.1f} |"
         )
     lines += ["", f"Same report: {equal}."]
     return "\n".join(lines)

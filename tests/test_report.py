@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from html.parser import HTMLParser
 
@@ -460,6 +461,56 @@ def test_a_report_that_fails_halfway_leaves_the_earlier_one_whole(built_warehous
     assert files_of(out) == before and sorted(p.name for p in out.iterdir()) == sorted(
         [".srlens-report", "index.html", "report.css", "report.js", "runs", "sentences"]
     )
+
+
+def test_the_overview_worker_writes_the_index_the_report_process_writes(built_warehouse, capsys):
+    from srlens.report import open_warehouse, overview
+
+    if overview.cores() < 2:
+        pytest.skip("one core: the report writes index.html itself")
+    c = open_warehouse(built_warehouse)
+    here = overview.index_html(c, built_warehouse)
+    assert here.count('<div class="chart"><svg') >= 11
+    worker = overview.Worker(built_warehouse)
+    assert worker.process is not None
+    assert worker.html(c) == here
+    c.close()
+    assert "overview worker" not in capsys.readouterr().err  # written by the worker, no fallback
+
+
+@pytest.mark.parametrize("python", ["missing", "false"])
+def test_an_overview_worker_that_cannot_start_or_fails_leaves_the_index_to_the_report(
+    built_warehouse, tmp_path, monkeypatch, capsys, python
+):
+    from srlens.report import open_warehouse, overview
+
+    c = open_warehouse(built_warehouse)
+    here = overview.index_html(c, built_warehouse)
+    # no such interpreter (Popen fails), or one that exits at once without an answer
+    monkeypatch.setattr("sys.executable", str(tmp_path / "no-python") if python == "missing" else shutil.which("false"))
+    monkeypatch.setattr("srlens.report.overview.cores", lambda: 2)
+    assert overview.Worker(built_warehouse).html(c) == here
+    c.close()
+    err = capsys.readouterr().err
+    assert ("no overview worker" if python == "missing" else "the overview worker failed") in err
+
+
+def test_a_users_unguarded_script_runs_once(built_warehouse, tmp_path):
+    """The overview's worker is a fresh interpreter on srlens.report.overview: it does not import the
+    caller's main script again (multiprocessing's spawn would, running a script without a __main__
+    guard twice)."""
+    wh = one_run_warehouse(built_warehouse, tmp_path / "w.duckdb")
+    script = tmp_path / "mine.py"
+    script.write_text(
+        "from srlens.report import write_report\n"
+        f"with open({str(tmp_path / 'ran.txt')!r}, 'a') as f:\n"
+        "    f.write('ran\\n')\n"
+        f"write_report({str(wh)!r}, {str(tmp_path / 'out')!r})\n"
+    )
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "ran.txt").read_text() == "ran\n"
+    assert "overview worker" not in done.stderr and (tmp_path / "out" / "index.html").is_file()
 
 
 # --------------------------------------------------------------------------- in a real browser

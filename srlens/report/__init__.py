@@ -8,8 +8,10 @@
 
 The modules have one job each: queries.py holds every SQL text and cut-off, charts.py the
 matplotlib charts of the overview, markup.py the HTML pieces, tree.py the sentence view's SVG.
-The report reads marts and does not aggregate sentence rows itself. To add an overview section,
-append a function (report, scope) to overview.CAMPAIGN_SECTIONS or overview.CORPUS_SECTIONS.
+index.html is written by a worker process (overview.Worker) while this process writes the run and
+sentence pages. The report reads marts and does not aggregate sentence rows itself. To add an
+overview section, append a function (report, scope) to overview.CAMPAIGN_SECTIONS or
+overview.CORPUS_SECTIONS.
 """
 
 import os
@@ -17,15 +19,10 @@ import shutil
 import sys
 from pathlib import Path
 
-import duckdb
-from matplotlib import rc_context
-
 from srlens.outdir import OutDirError, check_out_dir
 from srlens.paths import REPORT_ASSETS_DIR
 from srlens.report import overview, runs, sentences
-from srlens.report.charts import RC
-from srlens.report.markup import page
-from srlens.report.queries import REQUIRED_MARTS, RUN_QUERIES, SQL_BUILD, SQL_RUNS, ByRun, fetch
+from srlens.report.queries import REQUIRED_MARTS, RUN_QUERIES, SQL_RUNS, ByRun, fetch
 from srlens.status import WarehouseError, mart_names, open_read_only
 
 ASSETS = ("report.css", "report.js")
@@ -57,38 +54,29 @@ def write_report(warehouse, out_dir):
     written = (*ASSETS, "index.html", "runs", "sentences", STAGING, OLD)
     check_out_dir(out, MARKER, "report folder", warehouse, written)
     con = open_warehouse(warehouse)
+    worker = overview.Worker(warehouse)  # index.html, written by a worker process meanwhile
     try:
         all_runs = fetch(con, SQL_RUNS)
-        with rc_context(RC):
-            report = overview.render(con, runs.run_file)
-        try:
-            build = con.execute(SQL_BUILD).fetchone()
-        except duckdb.CatalogException:  # a warehouse built before meta.builds existed
-            build = None
-        built = (
-            f"built {build[0]:%Y-%m-%d %H:%M} with processor {build[1]}, srlens {build[4]}"
-            if build
-            else "build time unknown"
-        ) + (f", signature {build[5]}" if build and build[5] else "")
+        anchors = overview.corpus_anchors(con)
         out.mkdir(parents=True, exist_ok=True)
         (out / MARKER).write_text("written by srlens report: the next report replaces its pages\n", encoding="utf-8")
         staging = out / STAGING
         shutil.rmtree(staging, ignore_errors=True)  # left by a report that was killed
-        name = Path(warehouse).name
-        index = page(f"srlens report: {name}", overview.page_body(report, name, built), "")
         try:
-            write_pages(con, staging, all_runs, report, index)
+            write_pages(con, staging, all_runs, anchors)
+            (staging / "index.html").write_text(worker.html(con), encoding="utf-8")
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
     finally:
+        worker.close()
         con.close()
     swap_in(staging, out)
     return out / "index.html"
 
 
-def write_pages(con, staging, all_runs, report, index):
-    """The run and sentence pages, the assets and index.html, into the staging folder."""
+def write_pages(con, staging, all_runs, anchors):
+    """The run and sentence pages and the assets, into the staging folder."""
     (staging / "runs").mkdir(parents=True)
     (staging / "sentences").mkdir()
     streams = {name: ByRun(con, sql, **params) for name, (sql, params) in RUN_QUERIES.items()}
@@ -96,7 +84,7 @@ def write_pages(con, staging, all_runs, report, index):
         sid = run["submission_id"]
         print(f"report: run {number}/{len(all_runs)} {sid}", file=sys.stderr)
         rows = {name: stream.take(sid) for name, stream in streams.items()}
-        anchor = report.corpus_anchors.get((run["campaign"], run["corpus"]), "")
+        anchor = anchors.get((run["campaign"], run["corpus"]), "")
         (staging / runs.run_file(sid)).write_text(runs.run_page(run, rows, f"index.html#{anchor}"), encoding="utf-8")
         if rows["examples"]:
             (staging / runs.sentence_dir(sid)).mkdir()
@@ -106,7 +94,6 @@ def write_pages(con, staging, all_runs, report, index):
         stream.close()
     for asset in ASSETS:
         shutil.copyfile(REPORT_ASSETS_DIR / asset, staging / asset)
-    (staging / "index.html").write_text(index, encoding="utf-8")
 
 
 def swap_in(staging, out):

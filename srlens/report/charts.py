@@ -8,7 +8,6 @@ import math
 import re
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from srlens.report.queries import MAX_BARS, METRICS, SCORES
 
@@ -41,9 +40,17 @@ class Charts:
         return f'<div class="chart">{text}</div>'
 
 
+def new_figure(figsize):
+    """A matplotlib Figure (figsize in inches). Imported here, by the process that draws: with the
+    overview written by a worker (overview.Worker), the report's own process never imports matplotlib."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=figsize)
+
+
 def figure(width, height, left=0.6, right=0.2, top=0.35, bottom=0.45):
     """A figure of width x height inches, its axes inside the given margins (inches)."""
-    fig = Figure(figsize=(width, height))
+    fig = new_figure((width, height))
     fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height, top=1 - top / height)
     return fig
 
@@ -156,7 +163,7 @@ def projectivity_chart(charts, frame):
     parts = [frame[frame.score == score].head(MAX_BARS) for score in scores]
     left = label_width(frame.submission) + 0.1
     rows = max(len(p) for p in parts)
-    fig = Figure(figsize=((left + 2.6) * len(scores), 1.1 + 0.22 * rows))
+    fig = new_figure(((left + 2.6) * len(scores), 1.1 + 0.22 * rows))
     fig.subplots_adjust(
         left=left / fig.get_figwidth(),
         right=0.97,
@@ -212,7 +219,7 @@ def bucket_chart(charts, frame):
     runs = list(dict.fromkeys(frame.submission))[:MAX_BARS]
     cols = min(4, len(dimensions))
     rows = math.ceil(len(dimensions) / cols)
-    fig = Figure(figsize=(2.9 * cols + 1.9, 2.3 * rows + 0.3))
+    fig = new_figure((2.9 * cols + 1.9, 2.3 * rows + 0.3))
     fig.subplots_adjust(
         left=0.5 / fig.get_figwidth(),
         right=1 - 2.1 / fig.get_figwidth(),

@@ -15,7 +15,7 @@ import html
 import io
 import re
 
-from matplotlib.figure import Figure
+from srlens.report.charts import new_figure
 
 TOP_RULES = 8  # rules per language in Figure 6
 TITLE = "L'AMBRE across campaigns"
@@ -74,7 +74,7 @@ def systems_chart(con, corpus):
     if frame.empty:
         return ""
     xs = _campaign_axis(frame)
-    fig = Figure(figsize=(max(3.2, 1.6 + 0.9 * len(xs)), 3.0))  # room for the title with one campaign
+    fig = new_figure((max(3.2, 1.6 + 0.9 * len(xs)), 3.0))  # room for the title with one campaign
     ax = fig.add_subplot()
     systems, references = frame[~frame.is_reference], frame[frame.is_reference]
     ax.scatter([xs[c] for c in systems.campaign], systems.rule_score, s=14, color="#4c72b0", label="system")
@@ -103,7 +103,7 @@ def rule_medians_chart(con, language, top=TOP_RULES):
     if frame.empty:
         return ""
     xs = _campaign_axis(frame)
-    fig = Figure(figsize=(3.6 + 0.9 * len(xs), 3.2))
+    fig = new_figure((3.6 + 0.9 * len(xs), 3.2))
     ax = fig.add_subplot()
     for rule_id, rows in frame.groupby("rule_id", sort=True):
         ax.plot(

@@ -3,8 +3,15 @@ sections. Each section is a function (report, scope) that adds a heading, its fi
 behind it; CAMPAIGN_SECTIONS and CORPUS_SECTIONS give the page order. To add a section, write
 such a function and append it to the list where it belongs."""
 
+import os
+import pickle
+import subprocess
 import sys
+import traceback
 from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
 
 from srlens.report import charts as ch
 from srlens.report import lambre_trends
@@ -15,6 +22,7 @@ from srlens.report.markup import (
     fmt_p,
     link,
     note,
+    page,
     records,
     sql_details,
     table,
@@ -24,6 +32,7 @@ from srlens.report.queries import (
     SCORES,
     SIGNIFICANCE_METRICS,
     SQL_BUCKETS,
+    SQL_BUILD,
     SQL_CAMPAIGN_CORPORA,
     SQL_CAMPAIGN_CORRELATIONS,
     SQL_CAMPAIGN_DEA,
@@ -42,6 +51,8 @@ from srlens.report.queries import (
     TOP_SUBTREES,
     VIEWS,
 )
+from srlens.report.runs import run_file
+from srlens.status import open_read_only
 
 
 @dataclass
@@ -62,7 +73,6 @@ class Overview:
         self.run_href = run_href  # submission_id -> the run page, relative to index.html
         self.parts = []
         self.toc = []
-        self.corpus_anchors = {}  # (campaign, corpus) -> anchor of its section
 
     def query(self, sql, **params):
         """The result as a DataFrame, and the SQL and parameters to show under it."""
@@ -419,6 +429,22 @@ CORPUS_SECTIONS = [
 # ---------------------------------------------------------------------------------------------
 
 
+def scopes(con):
+    """Each campaign's Scope with the Scopes of its corpora, in page order (their anchors name the
+    sections of index.html)."""
+    out = []
+    for ci, (campaign, *_) in enumerate(con.execute(SQL_CAMPAIGNS).fetchall()):
+        corpora = [corpus for (corpus,) in con.execute(SQL_CAMPAIGN_CORPORA, {"campaign": campaign}).fetchall()]
+        corpus_scopes = [Scope(campaign, corpus, f"c{ci}-k{ki}") for ki, corpus in enumerate(corpora)]
+        out.append((Scope(campaign, None, f"c{ci}"), corpus_scopes))
+    return out
+
+
+def corpus_anchors(con):
+    """(campaign, corpus) -> the anchor of the corpus's section in index.html (a run page links there)."""
+    return {(s.campaign, s.corpus): s.anchor for _, corpus_scopes in scopes(con) for s in corpus_scopes}
+
+
 def render(con, run_href):
     """Every section, in page order."""
     report = Overview(con, run_href)
@@ -433,18 +459,14 @@ def render(con, run_href):
         else note("No submissions loaded."),
         sql,
     )
-    for ci, campaign in enumerate(campaigns.campaign):
-        print(f"report: campaign {campaign}", file=sys.stderr)
-        scope = Scope(campaign, None, f"c{ci}")
-        report.heading(2, f"Campaign {campaign}", scope.anchor)
+    for scope, corpus_scopes in scopes(con):
+        print(f"report: campaign {scope.campaign}", file=sys.stderr)
+        report.heading(2, f"Campaign {scope.campaign}", scope.anchor)
         for section in CAMPAIGN_SECTIONS:
             section(report, scope)
-        corpora = con.execute(SQL_CAMPAIGN_CORPORA, {"campaign": campaign}).df().corpus
-        for ki, corpus in enumerate(corpora):
-            print(f"report: campaign {campaign}, corpus {corpus}", file=sys.stderr)
-            corpus_scope = Scope(campaign, corpus, f"c{ci}-k{ki}")
-            report.corpus_anchors[campaign, corpus] = corpus_scope.anchor
-            report.heading(3, f"{corpus} ({campaign})", corpus_scope.anchor)
+        for corpus_scope in corpus_scopes:
+            print(f"report: campaign {scope.campaign}, corpus {corpus_scope.corpus}", file=sys.stderr)
+            report.heading(3, f"{corpus_scope.corpus} ({scope.campaign})", corpus_scope.anchor)
             for section in CORPUS_SECTIONS:
                 section(report, corpus_scope)
     trends = lambre_trends.section(con)  # across campaigns: after them, in the contents as a campaign is
@@ -478,3 +500,98 @@ NP: non-projective sentences, S: submissions, MSS: mean suspicion score.</p>
 <nav aria-label="contents"><ul>{toc}</ul></nav>
 {"".join(report.parts)}
 </main>""")
+
+
+def index_html(con, warehouse):
+    """index.html: every section, its charts drawn (matplotlib imported here, by the process that
+    writes the page)."""
+    from matplotlib import rc_context
+
+    with rc_context(ch.RC):
+        report = render(con, run_file)
+    try:
+        build = con.execute(SQL_BUILD).fetchone()
+    except duckdb.CatalogException:  # a warehouse built before meta.builds existed
+        build = None
+    built = (
+        f"built {build[0]:%Y-%m-%d %H:%M} with processor {build[1]}, srlens {build[4]}"
+        if build
+        else "build time unknown"
+    ) + (f", signature {build[5]}" if build and build[5] else "")
+    name = Path(warehouse).name
+    return page(f"srlens report: {name}", page_body(report, name, built), "")
+
+
+# ---------------------------------------------------------------------------------------------
+# The worker: `python -c WORKER ROOT WAREHOUSE` writes ("ok", index.html) or ("error", traceback),
+# pickled, to its stdout.
+
+WORKER = """\
+import sys
+sys.path.insert(0, sys.argv[1])
+from srlens.report.overview import serve
+serve(sys.argv[2])
+"""
+
+
+def serve(warehouse):
+    try:
+        con = open_read_only(warehouse)
+        try:
+            reply = ("ok", index_html(con, warehouse))
+        finally:
+            con.close()
+    except BaseException:  # reported to the report's process, which writes the page itself
+        reply = ("error", traceback.format_exc())
+    pickle.dump(reply, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
+class Worker:
+    """index.html written by a worker process while the report's process writes the run and
+    sentence pages: the overview (its queries, and its charts, most of its time) needs nothing
+    from them. The worker is a fresh interpreter (`python -c` on this module) that opens the
+    warehouse read-only itself: not multiprocessing, whose spawned child imports the caller's main
+    script again, and no fork of a process that holds DuckDB's threads. html(con) returns the
+    page; it is written by the report's process instead with one core, without a Python
+    executable, with SRLENS_REPORT_WORKER=0, or when the worker cannot start or fails."""
+
+    def __init__(self, warehouse):
+        self.warehouse = str(warehouse)
+        self.process = None
+        if cores() < 2 or not sys.executable or os.environ.get("SRLENS_REPORT_WORKER") == "0":
+            return
+        root = str(Path(__file__).resolve().parents[2])  # the folder that holds this srlens package
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-c", WORKER, root, self.warehouse], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE
+            )
+        except OSError as e:
+            print(f"report: no overview worker ({e}), index.html is written after the pages", file=sys.stderr)
+
+    def html(self, con):
+        if self.process is not None:
+            with self.process.stdout:
+                out = self.process.stdout.read()
+            code, self.process = self.process.wait(), None
+            try:
+                status, value = pickle.loads(out)
+            except Exception:
+                status, value = "error", f"exit code {code}, {len(out)} bytes of output"
+            if status == "ok":
+                return value
+            print(f"report: the overview worker failed, index.html is written here:\n{value}", file=sys.stderr)
+        return index_html(con, self.warehouse)
+
+    def close(self):
+        """Stop the worker, if it still runs (a report that failed halfway)."""
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None

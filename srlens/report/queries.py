@@ -269,11 +269,20 @@ order by d.submission_id, d.dea, d.edges desc, d.relation"""
 
 SQL_RUN_SUBTREES = """\
 -- Each run's most suspicious subtrees per view (SPEC 8), with how many example sentences each has.
-with top as (
-    select submission_id, view, subtree, c_f, c_f_fail, suspicion
+-- cutoff: the $top-th highest suspicion of a run's view; the top rows are among those at or above it,
+-- so only they are ranked (ranking all 1.7 million suspicious rows of a campaign cost 1 s).
+with cutoff as (
+    select submission_id, view, list_min(max(suspicion, $top)) as cutoff
     from suspicious_subtrees
     where is_suspicious
-    qualify row_number() over (partition by submission_id, view order by suspicion desc, subtree) <= $top
+    group by submission_id, view
+),
+top as (
+    select s.submission_id, s.view, s.subtree, s.c_f, s.c_f_fail, s.suspicion
+    from suspicious_subtrees s
+    join cutoff c on s.submission_id = c.submission_id and s.view = c.view and s.suspicion >= c.cutoff
+    where s.is_suspicious
+    qualify row_number() over (partition by s.submission_id, s.view order by s.suspicion desc, s.subtree) <= $top
 ),
 examples as (
     select submission_id, view, key as subtree, count(*) as examples
@@ -368,21 +377,25 @@ class ByRun:
         self.cursor = con.cursor()
         self.cursor.execute(sql, params)
         self.names = [d[0] for d in self.cursor.description][1:]
-        self.rows = []  # fetched and not handed out yet, in reverse order (pop() takes the next)
+        self.rows, self.next = [], 0  # fetched rows; rows[next:] are not handed out yet
 
     def take(self, submission_id):
         """The run's rows as dicts (without submission_id). Rows of runs before it are skipped."""
-        out = []
+        out, names = [], self.names
         while True:
-            if not self.rows:
-                self.rows = self.cursor.fetchmany(10_000)[::-1]
-                if not self.rows:
-                    return out
-            if self.rows[-1][0] > submission_id:  # DuckDB and Python both sort strings by code point
+            rows, start = self.rows, self.next
+            while start < len(rows) and rows[start][0] < submission_id:
+                start += 1
+            end = start  # DuckDB and Python both sort strings by code point
+            while end < len(rows) and rows[end][0] == submission_id:
+                end += 1
+            out += [dict(zip(names, row[1:])) for row in rows[start:end]]
+            self.next = end
+            if end < len(rows):
                 return out
-            row = self.rows.pop()
-            if row[0] == submission_id:
-                out.append(dict(zip(self.names, row[1:])))
+            self.rows, self.next = self.cursor.fetchmany(10_000), 0
+            if not self.rows:
+                return out
 
     def close(self):
         self.cursor.close()

@@ -11,12 +11,15 @@ from srlens.report.tree import tree_svg
 
 def aligned_words(reference, output):
     """Join the k-th reference word of a lemma with the k-th output word of that lemma (the
-    queries number the occurrences): returns both word lists with their `aligned` position."""
+    queries number the occurrences): sets each word's `aligned` position (in place: the dicts are
+    the page's own, and a copy of every word cost more than the drawing) and returns both lists."""
     out_by_key = {(w["lemma_lower"], w["occurrence"]): w["pos"] for w in output}
     ref_by_key = {(w["lemma_lower"], w["occurrence"]): w["pos"] for w in reference}
-    words = [{**w, "aligned": out_by_key.get((w["lemma_lower"], w["occurrence"]))} for w in reference]
-    out = [{**w, "aligned": ref_by_key.get((w["lemma_lower"], w["occurrence"]))} for w in output]
-    return words, out
+    for w in reference:
+        w["aligned"] = out_by_key.get((w["lemma_lower"], w["occurrence"]))
+    for w in output:
+        w["aligned"] = ref_by_key.get((w["lemma_lower"], w["occurrence"]))
+    return reference, output
 
 
 def sentence_page(run, rows, words, output, missed_edges):

@@ -30,11 +30,14 @@ def nesting_levels(spans):
     """spans: {key: (left, right)} word positions. An arc's level is 1 + the highest level of the
     arcs inside its span, so an arc is always drawn above every arc it encloses (a height by
     distance would give all long arcs one height and stack their labels)."""
-    level, done = {}, []  # done: (left, right, level) of the arcs placed so far
+    level = {}
+    starting = {}  # left position -> (right, level) of the arcs placed so far: an arc inside
+    # [left, right] starts at one of its positions (looking there only keeps a long tree cheap)
     for key in sorted(spans, key=lambda k: spans[k][1] - spans[k][0]):
         left, right = spans[key]
-        level[key] = 1 + max((lv for lt, rt, lv in done if left <= lt and rt <= right), default=0)
-        done.append((left, right, level[key]))
+        inside = [lv for lt in range(left, right + 1) for rt, lv in starting.get(lt, ()) if rt <= right]
+        level[key] = 1 + max(inside, default=0)
+        starting.setdefault(left, []).append((right, level[key]))
     return level
 
 
@@ -49,7 +52,7 @@ def place_labels(labels):
     for x, y, text in labels:
         half = LABEL_CHAR * len(text) / 2 + 3  # and a little space between two labels
         near = [py for px, py, ph in placed if abs(x - px) < half + ph]  # the labels it could cover
-        while any(abs(y - py) < LABEL_HEIGHT for py in near):
+        while near and any(abs(y - py) < LABEL_HEIGHT for py in near):
             y -= LABEL_HEIGHT
         placed.append((x, y, half))
         out.append(y)
@@ -95,18 +98,20 @@ def tree_svg(words, output, missed):
     px = {pos: f"{v:.1f}" for pos, v in x.items()}
     opx = {pos: f"{v:.1f}" for pos, v in ox.items()}
     b, wy, oy = f"{base:.1f}", f"{words_y:.1f}", f"{out_y:.1f}"
+    forms = [esc(w["form"]) for w in words]
+    tops = {lv: f"{base - arc_height(lv):.1f}" for lv in set(level.values())}
     labels = []  # drawn after every arc, so that no arc crosses a label
-    for w in words:
+    for w, form in zip(words, forms):
         pos, head = w["pos"], w["head_pos"]
         dep = px[pos]
         if not head:
             parts.append(
                 f'<path class="arc root" d="M{dep},12 L{dep},{b}" '
-                f'marker-end="url(#arrow)"><title>root: {esc(w["form"])}</title></path>'
+                f'marker-end="url(#arrow)"><title>root: {form}</title></path>'
             )
             labels.append(f'<text class="label" x="{dep}" y="9">root</text>')
             continue
-        top = f"{base - arc_height(level[pos]):.1f}"
+        top = tops[level[pos]]
         is_missed = (head, pos) in missed
         x1 = feet[pos]
         foot = f"{x1:.1f}"
@@ -115,7 +120,7 @@ def tree_svg(words, output, missed):
             f'<path class="{"arc missed" if is_missed else "arc"}" d="M{foot},{b} C{foot},'
             f'{top} {dep},{top} {dep},{b}" marker-end="url(#arrow)" '
             f'data-head="{head}" data-dep="{pos}"><title>{deprel}: '
-            f'{esc(words[head - 1]["form"])} → {esc(w["form"])} '
+            f"{forms[head - 1]} → {form} "
             f'({"missed" if is_missed else "matched"})</title></path>'
         )
         labels.append(
@@ -124,14 +129,15 @@ def tree_svg(words, output, missed):
         )
     parts += labels
     align_y1, align_y2 = f"{words_y + 5:.1f}", f"{out_y - 13:.1f}"
-    for w in words:
+    for w, form in zip(words, forms):
         pos = w["pos"]
-        cls = "word" if w["aligned"] is not None else "word dropped"
-        parts.append(f'<text class="{cls}" x="{px[pos]}" y="{wy}">{esc(w["form"])}</text>')
         if w["aligned"] is not None:
+            parts.append(f'<text class="word" x="{px[pos]}" y="{wy}">{form}</text>')
             parts.append(
                 f'<line class="align" x1="{px[pos]}" y1="{align_y1}" x2="{opx[w["aligned"]]}" y2="{align_y2}"/>'
             )
+        else:
+            parts.append(f'<text class="word dropped" x="{px[pos]}" y="{wy}">{form}</text>')
     for w in output:
         cls = "out" if w["aligned"] is not None else "out extra"
         parts.append(f'<text class="{cls}" x="{opx[w["pos"]]}" y="{oy}">{esc(w["form"])}</text>')
