@@ -33,6 +33,7 @@ def read(work):
         "load": load["seconds"],
         "build": build["seconds"],
         "node_seconds": sum(n.get("seconds", 0) for n in nodes),
+        "nodes": {n["node"]: n.get("seconds") or 0.0 for n in nodes},
         "peak_mb": max(load["peak_tree_mb"], build["peak_tree_mb"]),
         "warehouse_mb": build["warehouse_mb"],
         "load_average": (load["load_before"], build["load_after"]),
@@ -58,6 +59,25 @@ def table(rows):
     return "\n".join(lines)
 
 
+def slowest_nodes(rows, most=12):
+    """The dbt nodes that take longest in the largest campaign, their seconds at every size, and how
+    their time grew against the output sentences (1.00 = linear)."""
+    base, last = rows[0], rows[-1]
+    growth = last["outputs"] / base["outputs"]
+    names = sorted(last["nodes"], key=lambda n: -last["nodes"][n])[:most]
+    sizes = " | ".join(f"{r['outputs'] / base['outputs']:g}x s" for r in rows)
+    lines = [
+        f"| node | {sizes} | growth / outputs growth |",
+        "|---|" + "---:|" * len(rows) + "---:|",
+    ]
+    for name in names:
+        seconds = " | ".join(f"{r['nodes'].get(name, 0.0):.1f}" for r in rows)
+        first = base["nodes"].get(name, 0.0)
+        ratio = f"{last['nodes'][name] / first / growth:.2f}" if first > 0 else "-"
+        lines.append(f"| `{name}` | {seconds} | {ratio} |")
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("work", nargs="+", help="work folders of bench/campaign.py, smallest first")
@@ -69,7 +89,10 @@ def main():
         "`python bench/campaign_growth.py WORK...`: the campaign of `bench/campaign.py` (30 corpora of "
         "2,000 sentences, processor `aligned`) with more runs of the same corpora, each size loaded and "
         "built from scratch in its own work folder (stages in fresh processes; peak memory sampled over "
-        "the process tree, dbt included).\n\n" + table(rows) + "\n"
+        "the process tree, dbt included).\n\n" + table(rows) + "\n\n"
+        "The dbt nodes that take longest in the largest campaign (node seconds; dbt runs two at a time):\n\n"
+        + slowest_nodes(rows)
+        + "\n"
     )
     if args.note:
         body += "\n" + args.note.strip() + "\n"

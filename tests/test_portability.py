@@ -34,7 +34,7 @@ UDF_MODELS = {
     "int_submission_intervals": {"srlens_bleu_from_stats"},
     "int_submission_resample_sums": {"srlens_resample_sums"},
     "metric_correlations": {"srlens_spearman_pairwise"},
-    "pairwise_significance": {"srlens_bleu_from_stats"},
+    "pairwise_significance": {"srlens_bleu_from_stats", "srlens_pair_tests"},
     "projectivity_tests": {"srlens_mannwhitney"},
     "submission_scores": {"srlens_bleu_from_stats"},
     "system_correlations": {"srlens_system_correlation"},
@@ -61,6 +61,7 @@ SPARK_GAPS = {
     "int_submission_resample_sums": {"order dropped", "two generators"},
     "int_subtrees": {"order dropped", "function error"},
     "metric_correlations": {"order dropped"},
+    "pairwise_significance": {"order dropped", "two generators"},
     "projectivity_tests": {"order dropped"},
 }
 

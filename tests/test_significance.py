@@ -16,7 +16,7 @@ from srlens.demo import DEMO_MANIFEST, load_demo
 from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.load import load_outputs
 from srlens.udfs import register_all
-from srlens.udfs.resample import ar_weights, bootstrap_weights
+from srlens.udfs.resample import ar_weights, bootstrap_weights, quantile_cont
 from tests.conftest import REPO, require_shared
 from tests.reference_metrics import read_analysis_trees, sentence_metrics
 from tests.reference_mining import VIEWS, mine_submission, sentence_subtrees
@@ -131,6 +131,25 @@ def test_resampled_sums_of_many_lists_in_one_call():
     for statistics, got in rows:
         idx = np.random.default_rng(11).choice(len(statistics), size=(4, len(statistics)), replace=True)
         assert got["sums"][1:5] == [[sum(statistics[i][c] for i in idx[s]) for c in range(2)] for s in range(4)]
+
+
+def test_quantile_cont_is_duckdbs_to_the_bit():
+    """pairwise_significance's intervals come from udfs/resample.py quantile_cont: equal to DuckDB's
+    own quantile_cont (undefined samples, NaN here and NULL there, left out) in every bit."""
+    rng = np.random.default_rng(3)
+    rows = rng.normal(size=(300, 1000)) * rng.choice([1e-3, 1.0, 100.0], size=(300, 1))
+    rows[rng.random(rows.shape) < rng.choice([0.0, 0.01, 0.5], size=(300, 1))] = np.nan
+    rows[0] = np.nan  # no defined sample: NULL
+    rows[1, 1:] = np.nan  # one: that value
+    db = duckdb.connect()
+    for q in (0.025, 0.975):
+        expected = [
+            db.execute(f"select quantile_cont(x, {q}) from unnest(?::double[]) t(x)", [row]).fetchone()[0]
+            for row in ([None if math.isnan(v) else v for v in r] for r in rows.tolist())
+        ]
+        got = quantile_cont(rows, q)
+        assert np.isnan(got[0]) and expected[0] is None
+        assert got[1:].tolist() == expected[1:]
 
 
 @pytest.mark.parametrize("b", [SWAPS, "demo/en_ewt_demo/perturb/random", "demo/en_ewt_demo/baseline/hall_nemec"])

@@ -47,6 +47,7 @@ __all__ = [
     "STATS_FIELDS",
     "bleu_stats",
     "bleu_from_stats",
+    "bleu_from_stat_arrays",
     "sentence_bleu",
     "register",
 ]
@@ -174,12 +175,15 @@ def _float_column(arr) -> np.ndarray:
 
 
 def _udf_bleu_from_stats(hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4) -> pa.Array:
-    """bleu_from_stats over a batch, bit for bit: the divisions, subtractions and products in numpy
-    (IEEE operations on exact whole numbers, as Python's int / int is), and libm's log and exp and
-    math.fsum per value through map(), as bleu_from_stats calls them."""
-    h, r, m1, m2, m3, m4, t1, t2, t3, t4 = (
-        _float_column(a) for a in (hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4)
-    )
+    out = bleu_from_stat_arrays(*(_float_column(a) for a in (hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4)))
+    return pa.array(out, type=pa.float64(), from_pandas=True)  # NaN: NULL
+
+
+def bleu_from_stat_arrays(h, r, m1, m2, m3, m4, t1, t2, t3, t4) -> np.ndarray:
+    """bleu_from_stats over float64 arrays of whole numbers (NaN for NULL, giving NaN), bit for bit:
+    the divisions, subtractions and products in numpy (IEEE operations on exact whole numbers, as
+    Python's int / int is), and libm's log and exp and math.fsum per value through map(), as
+    bleu_from_stats calls them."""
     null = np.isnan(np.stack([h, r, m1, m2, m3, m4, t1, t2, t3, t4])).any(axis=0)
     scored = ~null & (m1 != 0)  # no unigram match: 0 before any log
     h, r = h[scored], r[scored]
@@ -198,7 +202,8 @@ def _udf_bleu_from_stats(hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4) -> pa
     bp[short] = np.fromiter(map(math.exp, (1 - r[short] / h[short]).tolist()), np.float64, int(short.sum()))
     out = np.zeros(len(null))
     out[scored] = bp * precision
-    return pa.array(out, type=pa.float64(), mask=null)
+    out[null] = np.nan
+    return out
 
 
 def register(con: duckdb.DuckDBPyConnection) -> None:

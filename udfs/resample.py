@@ -23,12 +23,16 @@ unnests; a NULL argument gives NULL. A statistic NULL in every sentence of the l
 reference-based ones of a reference-free run, issue 17) gives NULL sums, as SQL's sum does.
 """
 
+import ctypes
+import ctypes.util
 from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["ar_weights", "bootstrap_weights", "register", "resample_sums"]
+from .bleu import bleu_from_stat_arrays
+
+__all__ = ["ar_weights", "bootstrap_weights", "pair_tests", "quantile_cont", "register", "resample_sums"]
 
 
 @lru_cache(maxsize=2)  # the runs of a corpus mostly share n: draw once per length
@@ -119,6 +123,126 @@ def _struct(kind_lists, sample_lists, sum_rows):
     )
 
 
+# --------------------------------------------------------------------------
+# The paired tests of pairwise_significance, one corpus per call: every pair costs O(B + R)
+# arithmetic on its two lists' small arrays (no per-pair, per-sample rows in SQL).
+
+PAIR_TEST_FIELDS = ("samples", "more_extreme", "ci_low", "ci_high", "trials", "extreme")
+
+
+def _libm_fma():
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    libm.fma.restype, libm.fma.argtypes = ctypes.c_double, [ctypes.c_double] * 3
+    return np.frompyfunc(libm.fma, 3, 1)
+
+
+_fma = _libm_fma()
+
+
+def quantile_cont(values, q):
+    """DuckDB's quantile_cont(x, q) of each row of ``values`` [rows x samples] over its non-NaN
+    entries, to the bit: RN = (count - 1) * q, d = RN - floor(RN), lo * (1 - d) + hi * d between
+    the order statistics at floor(RN) and ceil(RN). DuckDB 2.0's x86-64 build fuses that into
+    fma(lo, 1 - d, hi * d), so libm's fma does here too (plain numpy differs in the last bit);
+    NaN where a row has no value. numpy's percentile interpolates differently."""
+    ordered = np.sort(values, axis=1)  # NaN last
+    count = (~np.isnan(values)).sum(axis=1)
+    rn = (count - 1) * q
+    low, high = np.floor(rn).astype(np.int64), np.ceil(rn).astype(np.int64)
+    rows = np.arange(len(values))
+    out = ordered[rows, np.maximum(low, 0)]
+    mixed = np.flatnonzero(low != high)
+    if len(mixed):
+        lo, hi, d = out[mixed], ordered[mixed, high[mixed]], rn[mixed] - low[mixed]
+        out[mixed] = _fma(lo, 1 - d, hi * d).astype(np.float64)
+    return np.where(count > 0, out, np.nan)
+
+
+def list_metrics(sums, columns):
+    """The metrics of macros/significance.sql (corpus BLEU, micro DEA, then each score's mean) from
+    summed statistics [..., columns] (NaN: NULL), with the same IEEE operations as its SQL."""
+    flat = sums.reshape(-1, columns)
+    bleu = bleu_from_stat_arrays(*(flat[:, c] for c in range(10)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = [np.where(flat[:, c + 1] == 0, np.nan, flat[:, c] / flat[:, c + 1]) for c in range(10, columns, 2)]
+    return np.stack([bleu, *ratios], axis=1).reshape(*sums.shape[:-1], -1)
+
+
+def pair_tests(side_a, side_b, observed, bootstrap, observed_sums, ar_sums):
+    """SPEC 12's counts and interval of each ordered pair (side_a[p], side_b[p]) of lists, given per
+    list its observed metric values [metrics], bootstrap metric values [B x metrics], observed sums
+    [columns] and AR trial sums [R x columns] (NaN: NULL). Returns {field: [pairs x metrics]}, the
+    fields of PAIR_TEST_FIELDS, as pairwise_significance's SQL computed them:
+    bootstrap d_s = a_s - b_s over the samples defined on both sides; more_extreme counts |d_s| -
+    mean|d| > |delta|; ci_low, ci_high their quantile_cont 0.025, 0.975. AR trial r: a's sums
+    become oa - ra + rb and b's ob - rb + ra; extreme counts |a_r - b_r| >= |delta|. The AR figures
+    of (b, a) equal those of (a, b) (same two lists): computed once per unordered pair."""
+    metrics = observed.shape[1]
+    out = {f: np.full((len(side_a), metrics), np.nan) for f in PAIR_TEST_FIELDS}
+    delta = observed[side_a] - observed[side_b]
+    ar = {}
+    for i in np.unique(side_a):
+        rows = np.flatnonzero(side_a == i)
+        partners = side_b[rows]
+        d = bootstrap[i][None] - bootstrap[partners]  # [pairs x B x metrics]
+        defined = ~np.isnan(d)
+        out["samples"][rows] = defined.sum(axis=1)
+        with np.errstate(invalid="ignore"):
+            mean_abs = np.nansum(np.abs(d), axis=1) / defined.sum(axis=1)
+            extreme = np.abs(d) - mean_abs[:, None] > np.abs(delta[rows])[:, None]
+        out["more_extreme"][rows] = extreme.sum(axis=1)
+        flat = d.transpose(0, 2, 1).reshape(-1, d.shape[1])  # [pairs * metrics x B]
+        out["ci_low"][rows] = quantile_cont(flat, 0.025).reshape(len(rows), metrics)
+        out["ci_high"][rows] = quantile_cont(flat, 0.975).reshape(len(rows), metrics)
+        # AR for the partners with a larger index (the others' come from their own turn)
+        later = partners[partners > i]
+        if len(later):
+            columns = observed_sums.shape[1]
+            ra, rb = ar_sums[i][None], ar_sums[later]
+            a = list_metrics(observed_sums[i] - ra + rb, columns)
+            b = list_metrics(observed_sums[later][:, None] - rb + ra, columns)
+            d_r = a - b  # [pairs x R x metrics]
+            d_obs = observed[i] - observed[later]
+            with np.errstate(invalid="ignore"):
+                hits = (np.abs(d_r) >= np.abs(d_obs)[:, None]).sum(axis=1)
+            trials = (~np.isnan(d_r)).sum(axis=1)
+            for k, j in enumerate(later):
+                ar[(i, j)] = (trials[k], hits[k])
+    for p, (i, j) in enumerate(zip(side_a, side_b)):
+        out["trials"][p], out["extreme"][p] = ar[(min(i, j), max(i, j))]
+    return out
+
+
+def _udf_pair_tests(side_a, side_b, observed, bootstrap, observed_sums, ar_sums):
+    tests, pairs = [], [0]
+    for k in range(len(side_a)):
+        a = side_a[k].values.to_numpy(zero_copy_only=False).astype(np.int64)
+        b = side_b[k].values.to_numpy(zero_copy_only=False).astype(np.int64)
+        lists = len(observed[k].values)
+        obs = _numpy(observed[k].values, lists, -1)
+        osums = _numpy(observed_sums[k].values, lists, -1)
+        boot = _numpy(bootstrap[k].values, lists, -1, obs.shape[1])
+        ars = _numpy(ar_sums[k].values, lists, -1, osums.shape[1])
+        tests.append(pair_tests(a, b, obs, boot, osums, ars))
+        pairs.append(pairs[-1] + len(a))
+    # one list of M values per pair and field (NaN: NULL), one list of pairs per corpus
+    fields = []
+    for f in PAIR_TEST_FIELDS:
+        values = np.concatenate([t[f].ravel() for t in tests] or [np.zeros(0)])
+        metrics = tests[0][f].shape[1] if tests else 0
+        offsets = pa.array(np.arange(pairs[-1] + 1, dtype=np.int32) * metrics)
+        fields.append(pa.ListArray.from_arrays(offsets, pa.array(values, from_pandas=True)))
+    struct = pa.StructArray.from_arrays(fields, names=list(PAIR_TEST_FIELDS))
+    return pa.ListArray.from_arrays(pa.array(pairs, type=pa.int32()), struct)
+
+
+def _numpy(nested, *shape):
+    """A (sliced) nested list array as a float64 array of ``shape`` (NULL: NaN)."""
+    while pa.types.is_list(nested.type):
+        nested = nested.flatten()
+    return nested.to_numpy(zero_copy_only=False).astype(np.float64).reshape(*shape)
+
+
 def register(con):
     """``srlens_resample_sums(statistics DOUBLE[][], samples, trials, seed) -> STRUCT(kind VARCHAR[],
     sample INTEGER[], sums DOUBLE[][])``."""
@@ -127,6 +251,15 @@ def register(con):
         _udf_resample_sums,
         ["DOUBLE[][]", "BIGINT", "BIGINT", "BIGINT"],
         "STRUCT(kind VARCHAR[], sample INTEGER[], sums DOUBLE[][])",
+        type="arrow",
+        null_handling="special",
+        side_effects=False,
+    )
+    con.create_function(
+        "srlens_pair_tests",
+        _udf_pair_tests,
+        ["INTEGER[]", "INTEGER[]", "DOUBLE[][]", "DOUBLE[][][]", "DOUBLE[][]", "DOUBLE[][][]"],
+        "STRUCT(" + ", ".join(f"{f} DOUBLE[]" for f in PAIR_TEST_FIELDS) + ")[]",
         type="arrow",
         null_handling="special",
         side_effects=False,

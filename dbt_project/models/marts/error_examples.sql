@@ -138,13 +138,23 @@ missed_edges as (
     join missed_words h on h.corpus = e.corpus and h.sent_idx = e.sent_idx and h.pos = e.head_pos
     join missed_words d on d.corpus = e.corpus and d.sent_idx = e.sent_idx and d.pos = e.dep_pos
     group by all
+),
+
+-- The texts of the ranked sentences, looked up by the full key of each (materialized: otherwise the
+-- planner, from o.sent_idx = r.sent_idx = ref.sent_idx, joined every output to the reference sentence
+-- of that number in every corpus first, the outputs x corpora rows spilling > 28 GB at 10x).
+ranked_outputs as materialized (
+    select r.*, sub.corpus, sub.team, sub.run, o.output_text
+    from ranked r
+    join {{ ref('stg_submissions') }} sub using (submission_id)
+    join {{ ref('stg_outputs') }} o on o.submission_id = r.submission_id and o.sent_idx = r.sent_idx
 )
 
 select
     r.submission_id,
-    sub.corpus,
-    sub.team,
-    sub.run,
+    r.corpus,
+    r.team,
+    r.run,
     r.kind,
     r.view,
     r.key,
@@ -152,7 +162,7 @@ select
     ref.sent_id,
     r.sent_idx,
     ref.reference_text,
-    o.output_text,
+    r.output_text,
     coalesce(e.edges, 0) as edges,
     coalesce(e.missed, 0) as missed,
     r.key_edges,
@@ -160,9 +170,7 @@ select
     r.mining_score,
     r.subtree_positions,
     coalesce(me.missed_edges, []) as missed_edges
-from ranked r
-join {{ ref('stg_submissions') }} sub using (submission_id)
-join {{ ref('stg_sentences') }} ref on ref.corpus = sub.corpus and ref.sent_idx = r.sent_idx
-join {{ ref('stg_outputs') }} o on o.submission_id = r.submission_id and o.sent_idx = r.sent_idx
+from ranked_outputs r
+join {{ ref('stg_sentences') }} ref on ref.corpus = r.corpus and ref.sent_idx = r.sent_idx
 left join sentence_counts e on e.submission_id = r.submission_id and e.sent_idx = r.sent_idx
 left join missed_edges me on me.submission_id = r.submission_id and me.sent_idx = r.sent_idx

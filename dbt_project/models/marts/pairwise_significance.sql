@@ -15,119 +15,124 @@
 -- left out of that metric's counts: bootstrap_samples and ar_samples are the numbers of defined
 -- ones. When a and b have equal statistics of the metric on every common sentence, both p-values
 -- are 1 (SPEC's exception). A metric undefined on the common sentences (delta NULL) has no row.
--- Computed wide (one column per metric) and turned into rows at the end.
+-- Computed wide (one column per metric) and turned into rows at the end. The pairs grow with the
+-- square of a corpus's runs, so no table here has a row per pair and sample: each list's samples
+-- are arrays, and srlens_pair_tests does every pair's O(B + R) arithmetic on them in numpy.
 {%- set alpha = number_var('significance_alpha') %}
 {%- set metrics = significance_metrics() %}
+{%- set stat_columns = significance_stat_columns() %}
 
 with pairs as (
     select * from {{ ref('int_significance_pairs') }}
     where n > 0 and {{ changed_corpus() }}
 ),
 
-sums as (
-    select submission_id, '' as restricted_to, kind, sample, * exclude (submission_id, corpus, kind, sample)
+sums_with_corpus as (
+    select submission_id, '' as restricted_to, corpus, kind, sample, * exclude (submission_id, corpus, kind, sample)
     from {{ ref('int_submission_resample_sums') }}
     where {{ changed_corpus() }}
     union all by name
-    select * exclude (corpus) from {{ ref('int_pair_resample_sums') }}
+    select * from {{ ref('int_pair_resample_sums') }}
     where {{ changed_corpus() }}
 ),
 
--- The metrics of each list on its observed and bootstrap sums (per list, not per pair; materialized:
--- read for both sides of the pairs, the BLEU UDF would otherwise run twice per row).
+sums as (
+    select * exclude (corpus) from sums_with_corpus
+),
+
+-- The metrics of each list on its observed and bootstrap sums (per list, not per pair).
 list_values as materialized (
     select submission_id, restricted_to, kind, sample, {{ significance_metric_columns('s.{}') }}
     from sums s
     where kind in ('observed', 'bootstrap')
 ),
 
-differences as (
+observed as (
     select
-        p.corpus, p.submission_a, p.submission_b, p.n, a.kind, a.sample,
+        p.corpus, p.submission_a, p.submission_b, p.n,
     {%- for m in metrics %}
         a.{{ m }} as {{ m }}_a, b.{{ m }} as {{ m }}_b, a.{{ m }} - b.{{ m }} as d_{{ m }}{{ ',' if not loop.last }}
         {%- endfor %}
     from pairs p
-    join list_values a on a.submission_id = p.submission_a and a.restricted_to = p.restricted_a
-    join list_values
-        b on b.submission_id = p.submission_b and b.restricted_to = p.restricted_b
-    and b.kind = a.kind and b.sample = a.sample
+    join list_values a on a.submission_id = p.submission_a and a.restricted_to = p.restricted_a and a.kind = 'observed'
+    join list_values b on b.submission_id = p.submission_b and b.restricted_to = p.restricted_b and b.kind = 'observed'
 ),
 
-observed as (
-    select * exclude (kind, sample) from differences
-    where kind = 'observed'
-),
-
-bootstrap as (
+-- What the tests read of each list, as small arrays: its metrics observed and per bootstrap sample,
+-- its statistics observed and per AR trial; numbered 0.. within its corpus.
+list_indexes as (
     select
-        d.*,
-    {%- for m in metrics %}
-        avg(abs(d.d_{{ m }})) over (partition by d.submission_a, d.submission_b) as mean_abs_{{ m }},
-        o.d_{{ m }} as delta_{{ m }}{{ ',' if not loop.last }}
-        {%- endfor %}
-    from differences d
-    join observed o using (submission_a, submission_b)
-    where d.kind = 'bootstrap'
+        corpus, submission_id, restricted_to,
+        (row_number() over (partition by corpus order by submission_id, restricted_to) - 1)::integer as list_index
+    from (select distinct corpus, submission_id, restricted_to from sums_with_corpus)
 ),
 
-bootstrap_tests as (
+lists as (
     select
-        submission_a, submission_b,
-    {%- for m in metrics %}
-        count(d_{{ m }}) as samples_{{ m }},
-        count(*) filter (where abs(d_{{ m }}) - mean_abs_{{ m }} > abs(delta_{{ m }})) as more_extreme_{{ m }},
-        quantile_cont(d_{{ m }}, 0.025) as ci_low_{{ m }},
-        quantile_cont(d_{{ m }}, 0.975) as ci_high_{{ m }}{{ ',' if not loop.last }}
-        {%- endfor %}
-    from bootstrap
-    group by submission_a, submission_b
+        i.corpus, i.submission_id, i.restricted_to, i.list_index,
+        [{{ metrics | join(', ') }}] as observed,
+        (
+            select list([{{ metrics | join(', ') }}] order by v.sample) from list_values v
+            where v.submission_id = i.submission_id and v.restricted_to = i.restricted_to and v.kind = 'bootstrap'
+        ) as bootstrap
+    from list_indexes i
+    join list_values o using (submission_id, restricted_to)
+    where o.kind = 'observed'
 ),
 
--- Approximate randomization: each trial's swapped lists, from the observed and swapped sums of both
--- sides (oa - ra + rb for a, ob - rb + ra for b). Computed for one order of each pair: the other
--- order has the same two lists, so |d_r| and |delta| and the counts are the same (ar_tests_both).
--- Each pair meets a's trials first (materialized), then b's trial of the same sample: left to
--- itself, the planner joined the trials of every two runs on the sample alone (runs^2 x R rows).
-pair_trials as materialized (
-    select p.submission_a, p.submission_b, p.restricted_a, p.restricted_b, ra.* exclude (submission_id, restricted_to, kind)
+list_sums as (
+    select
+        o.submission_id, o.restricted_to,
+        [{{ stat_columns | join(', ') }}] as observed_sums,
+        (
+            select list([{{ stat_columns | join(', ') }}] order by r.sample) from sums r
+            where r.submission_id = o.submission_id and r.restricted_to = o.restricted_to and r.kind = 'ar'
+        ) as ar_sums
+    from sums o
+    where o.kind = 'observed'
+),
+
+-- One UDF call per corpus (udfs/resample.py srlens_pair_tests): for each ordered pair the bootstrap
+--   d_s = m_a(s) - m_b(s), its defined samples, #{s : |d_s| - mean|d| > |delta|} and 2.5th and
+--   97.5th percentiles (as quantile_cont), and the AR trials, where a's sums become oa - ra + rb and
+--   b's ob - rb + ra, with #{r : |d_r| >= |delta|}: every pair O(B + R) arithmetic on its two lists.
+pair_indexes as (
+    select p.corpus, p.submission_a, p.submission_b, a.list_index as index_a, b.list_index as index_b
     from pairs p
-    join sums ra on ra.submission_id = p.submission_a and ra.restricted_to = p.restricted_a and ra.kind = 'ar'
-    where p.submission_a < p.submission_b
+    join lists a on a.submission_id = p.submission_a and a.restricted_to = p.restricted_a
+    join lists b on b.submission_id = p.submission_b and b.restricted_to = p.restricted_b
 ),
 
-swapped as (
+corpus_pairs as (
     select
-        ra.submission_a, ra.submission_b, ra.sample,
-        {{ significance_metric_columns('oa.{} - ra.{} + rb.{}', 'a_') }},
-        {{ significance_metric_columns('ob.{} - rb.{} + ra.{}', 'b_') }}
-    from pair_trials ra
-    join sums rb
-        on
-            rb.submission_id = ra.submission_b and rb.restricted_to = ra.restricted_b and rb.kind = 'ar'
-            and rb.sample = ra.sample
-    join sums oa on oa.submission_id = ra.submission_a and oa.restricted_to = ra.restricted_a and oa.kind = 'observed'
-    join sums ob on ob.submission_id = ra.submission_b and ob.restricted_to = ra.restricted_b and ob.kind = 'observed'
+        corpus,
+        list(submission_a order by index_a, index_b) as submission_a,
+        list(submission_b order by index_a, index_b) as submission_b,
+        list(index_a order by index_a, index_b) as index_a,
+        list(index_b order by index_a, index_b) as index_b
+    from pair_indexes
+    group by corpus
 ),
 
-ar_tests as (
+corpus_lists as (
     select
-        s.submission_a, s.submission_b,
-    {%- for m in metrics %}
-        count(s.a_{{ m }} - s.b_{{ m }}) as trials_{{ m }},
-        count(*) filter (where abs(s.a_{{ m }} - s.b_{{ m }}) >= abs(o.d_{{ m }})) as extreme_{{ m }}
-        {{- ',' if not loop.last }}
-        {%- endfor %}
-    from swapped s
-    join observed o using (submission_a, submission_b)
-    group by s.submission_a, s.submission_b
+        l.corpus,
+        list(l.observed order by l.list_index) as observed,
+        list(l.bootstrap order by l.list_index) as bootstrap,
+        list(s.observed_sums order by l.list_index) as observed_sums,
+        list(s.ar_sums order by l.list_index) as ar_sums
+    from lists l
+    join list_sums s using (submission_id, restricted_to)
+    group by l.corpus
 ),
 
-ar_tests_both as (
-    select * from ar_tests
-    union all by name
-    select * exclude (submission_a, submission_b), submission_b as submission_a, submission_a as submission_b
-    from ar_tests
+pair_tests as materialized (
+    select
+        unnest(p.submission_a) as submission_a,
+        unnest(p.submission_b) as submission_b,
+        unnest(srlens_pair_tests(p.index_a, p.index_b, l.observed, l.bootstrap, l.observed_sums, l.ar_sums)) as t
+    from corpus_pairs p
+    join corpus_lists l using (corpus)
 ),
 
 -- Equal statistics of the metric on every common sentence (SPEC's exception: p = 1).
@@ -158,23 +163,23 @@ tests as (
             {%- for m in metrics %}
                 {
                     'metric': '{{ m }}', 'value_a': o.{{ m }}_a, 'value_b': o.{{ m }}_b, 'delta': o.d_{{ m }},
-                    'ci_low': bt.ci_low_{{ m }}, 'ci_high': bt.ci_high_{{ m }},
+                    'ci_low': pt.t.ci_low[{{ loop.index }}], 'ci_high': pt.t.ci_high[{{ loop.index }}],
                     'p_value': case
                         when i.same_{{ m }} then 1.0
-                        else (1 + bt.more_extreme_{{ m }}) / (bt.samples_{{ m }} + 1)
+                        else (1 + pt.t.more_extreme[{{ loop.index }}]::bigint) / (pt.t.samples[{{ loop.index }}]::bigint + 1)
                     end,
                     'p_value_ar': case
                         when i.same_{{ m }} then 1.0
-                        else (1 + ar.extreme_{{ m }}) / (ar.trials_{{ m }} + 1)
+                        else (1 + pt.t.extreme[{{ loop.index }}]::bigint) / (pt.t.trials[{{ loop.index }}]::bigint + 1)
                     end,
-                    'bootstrap_samples': bt.samples_{{ m }}, 'ar_samples': ar.trials_{{ m }}
+                    'bootstrap_samples': pt.t.samples[{{ loop.index }}]::bigint,
+                    'ar_samples': pt.t.trials[{{ loop.index }}]::bigint
                 }
                 {{- ',' if not loop.last }}
             {%- endfor %}
         ]) as t
     from observed o
-    join bootstrap_tests bt using (submission_a, submission_b)
-    join ar_tests_both ar using (submission_a, submission_b)
+    join pair_tests pt using (submission_a, submission_b)
     join identical i using (submission_a, submission_b)
 )
 
