@@ -45,6 +45,12 @@ def srlens(*args, cwd, **env):
     )
 
 
+def default_sigint():
+    """Ctrl-C as in a terminal: a suite started in the background (`cmd &`) hands its children SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler, so the Ctrl-C tests would fail."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Running:
     """srlens in the background; its stderr lines are collected by a thread as they come."""
 
@@ -56,6 +62,7 @@ class Running:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=default_sigint,
         )
         self.lines, self._queue = [], queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
