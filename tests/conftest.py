@@ -1,6 +1,7 @@
 """Shared fixtures: real treebanks from ../shared, real DuckDB files, real dbt builds."""
 
 import os
+import signal
 from pathlib import Path
 
 import duckdb
@@ -72,3 +73,9 @@ def warehouse_con(built_warehouse):
     con = duckdb.connect(str(built_warehouse), read_only=True)
     yield con
     con.close()
+
+
+def default_sigint():
+    """Ctrl-C as in a terminal: a suite started in the background (`cmd &`) hands its children SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler, so the Ctrl-C tests would fail."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

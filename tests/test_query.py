@@ -12,7 +12,7 @@ import pytest
 
 from srlens.cli import main
 from srlens.query import QueryRefused, check_read_only, run_query
-from tests.conftest import REPO
+from tests.conftest import REPO, default_sigint
 
 EXAMPLES = sorted((REPO / "sql" / "examples").glob("*.sql"))
 
@@ -176,6 +176,7 @@ def test_ctrl_c_stops_a_long_query_in_one_line(built_warehouse):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,
     )
     try:
         assert child.stderr.readline() == "ready\n"

@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import FIGURE1, REPO, SHARED, require_shared, table_snapshot
+from tests.conftest import FIGURE1, REPO, SHARED, default_sigint, require_shared, table_snapshot
 
 RUN_TEXT = "I enjoyed my time at Franklin High School .\n"
 LEFTOVERS = (".e.duckdb.building", ".e.duckdb.building.wal", ".e.duckdb.build.pid")
@@ -43,12 +43,6 @@ def srlens(*args, cwd, **env):
         text=True,
         timeout=600,
     )
-
-
-def default_sigint():
-    """Ctrl-C as in a terminal: a suite started in the background (`cmd &`) hands its children SIGINT
-    ignored, and Python then installs no KeyboardInterrupt handler, so the Ctrl-C tests would fail."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Running:
