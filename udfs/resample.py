@@ -130,13 +130,11 @@ def _struct(kind_lists, sample_lists, sum_rows):
 PAIR_TEST_FIELDS = ("samples", "more_extreme", "ci_low", "ci_high", "trials", "extreme")
 
 
+@lru_cache(maxsize=1)  # on first use: find_library runs ldconfig, not for every process that imports the UDFs
 def _libm_fma():
     libm = ctypes.CDLL(ctypes.util.find_library("m"))
     libm.fma.restype, libm.fma.argtypes = ctypes.c_double, [ctypes.c_double] * 3
     return np.frompyfunc(libm.fma, 3, 1)
-
-
-_fma = _libm_fma()
 
 
 def quantile_cont(values, q):
@@ -154,7 +152,7 @@ def quantile_cont(values, q):
     mixed = np.flatnonzero(low != high)
     if len(mixed):
         lo, hi, d = out[mixed], ordered[mixed, high[mixed]], rn[mixed] - low[mixed]
-        out[mixed] = _fma(lo, 1 - d, hi * d).astype(np.float64)
+        out[mixed] = _libm_fma()(lo, 1 - d, hi * d).astype(np.float64)
     return np.where(count > 0, out, np.nan)
 
 

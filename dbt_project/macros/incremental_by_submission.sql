@@ -35,8 +35,9 @@
    (incremental_by_corpus) or scopes (incremental_by_scope) only: the other rows are the rows the last
    build tested, kept as they were. Only tests whose verdict is the union of the submissions'
    (corpora's, scopes') verdicts are restricted: row by row (not_null, accepted_values,
-   expression_is_true) or a key that holds the submission_id (the corpus, the scope). A full build (srlens passes --full-refresh) tests every row. This overrides dbt's own
-   macro, which applies a test's `where` config (kept, with the same meaning). #}
+   expression_is_true) or a key that holds the submission_id (the corpus, the scope). A full build
+   (srlens passes --full-refresh) tests every row. This overrides dbt's own macro, which applies a
+   test's `where` config (kept, with the same meaning). #}
 {% macro get_where_subquery(relation) -%}
     {%- set conditions = [config.get('where')] if config.get('where') else [] -%}
     {%- if execute and not flags.FULL_REFRESH -%}

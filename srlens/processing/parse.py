@@ -39,6 +39,7 @@ import tempfile
 import time
 
 from srlens.build_vars import DEVICES
+from srlens.children import cores, die_with_parent
 from srlens.processing.models import PROCESSORS, ModelSpec, ProcessingError, how_to_get_models, stanza_version
 
 THREADS_ENV = "SRLENS_TORCH_THREADS"
@@ -66,14 +67,7 @@ def torch_threads():
     """
     if os.environ.get(THREADS_ENV):
         return max(1, int(os.environ[THREADS_ENV]))
-    return max(1, _cores() // 2)
-
-
-def _cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
+    return max(1, cores() // 2)
 
 
 def load_pipeline(spec: ModelSpec, device="cpu"):
@@ -224,7 +218,7 @@ def default_workers(device, texts=None):
     value = os.environ.get(WORKERS_ENV)
     if value and (not value.isdigit() or int(value) < 1):
         raise ProcessingError(f"${WORKERS_ENV} must be a whole number of processes of at least 1, got {value!r}")
-    workers = int(value) if value else min(MAX_WORKERS, _cores())
+    workers = int(value) if value else min(MAX_WORKERS, cores())
     return max(1, min(workers, texts // TEXTS_PER_WORKER if texts is not None else workers))
 
 
@@ -292,8 +286,6 @@ def _start_worker(spec, device, parent_pid):
     import signal  # noqa: PLC0415
 
     import torch  # noqa: PLC0415
-
-    from srlens.children import die_with_parent  # noqa: PLC0415
 
     die_with_parent(parent_pid)()  # a parent killed outright (SIGKILL) leaves no worker behind
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it stops the pool

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import duckdb
 
+from srlens.children import cores
 from srlens.report import charts as ch
 from srlens.report import lambre_trends
 from srlens.report.markup import (
@@ -544,13 +545,6 @@ def serve(warehouse):
     except BaseException:  # reported to the report's process, which writes the page itself
         reply = ("error", traceback.format_exc())
     pickle.dump(reply, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def cores():
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on every platform
-        return os.cpu_count() or 1
 
 
 class Worker:

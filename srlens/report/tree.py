@@ -131,13 +131,12 @@ def tree_svg(words, output, missed):
     align_y1, align_y2 = f"{words_y + 5:.1f}", f"{out_y - 13:.1f}"
     for w, form in zip(words, forms):
         pos = w["pos"]
+        cls = "word" if w["aligned"] is not None else "word dropped"
+        parts.append(f'<text class="{cls}" x="{px[pos]}" y="{wy}">{form}</text>')
         if w["aligned"] is not None:
-            parts.append(f'<text class="word" x="{px[pos]}" y="{wy}">{form}</text>')
             parts.append(
                 f'<line class="align" x1="{px[pos]}" y1="{align_y1}" x2="{opx[w["aligned"]]}" y2="{align_y2}"/>'
             )
-        else:
-            parts.append(f'<text class="word dropped" x="{px[pos]}" y="{wy}">{form}</text>')
     for w in output:
         cls = "out" if w["aligned"] is not None else "out extra"
         parts.append(f'<text class="{cls}" x="{opx[w["pos"]]}" y="{oy}">{esc(w["form"])}</text>')
