@@ -660,7 +660,7 @@ def test_the_compiled_distance_and_the_band_choose_the_same_alignment_as_the_pla
 
 
 def test_units_with_one_pattern_of_equal_tokens_share_their_counts_and_stay_exact():
-    # pattern_edit_counts (what srlens_edit_counts calls) keeps small units' counts by which tokens
+    # pattern_edit_counts (what accuracy_counts calls) keeps small units' counts by which tokens
     # are equal. The same pattern under other labels (positions of other treelets, other lemma ids)
     # is a lookup, and must give what the plain DP gives for those labels; so must units that
     # differ from a stored one only in which tokens repeat.

@@ -40,11 +40,12 @@ mean of 1.583"; and a perfect sentence (STA = 1, S = 0) scores exactly
 paper leaves open whether its regressions used string or tree S; SPEC fixes
 the tree count.)
 
-The build computes the same numbers set-based (issue 18): the word mapping and the treelets in
-SQL (models/intermediate/int_accuracy_units.sql), the alignments with ``srlens_edit_counts``
-(``aligned_edit_counts`` below: a compiled weighted edit distance gives I, D and S; the dynamic
-programme here runs only where moves are possible), the sums and formulas in SQL
-(int_sentence_udf_scores.sql). ``sentence_accuracies`` stays the plain-Python definition, which
+The build computes the same numbers faster (issue 18): ``srlens_accuracy_counts``
+(``accuracy_counts`` below) maps the words and builds the treelets per sentence, keeping each
+reference's part across runs, and aligns the units with ``pattern_edit_counts`` (through
+``aligned_edit_counts``: a compiled weighted edit distance gives I, D and S; the moves come from
+the token counts where nothing is substituted, else from the dynamic programme here); the
+formulas are SQL (int_sentence_udf_scores.sql). ``sentence_accuracies`` stays the plain-Python definition, which
 tests compare the warehouse with; ``srlens_accuracies`` is it as a SQL function.
 
 Edge values.
@@ -221,7 +222,8 @@ def aligned_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> Edi
     so with insertion = deletion = 2k + 1 and substitution = 2k + 2 the minimum W gives
     cost = W // (2k + 1) and S = W % (2k + 1) (S <= min(R, H) < k), hence I and D. Moves need the
     alignment itself (which tokens were deleted and inserted): zero when nothing is both deleted
-    and inserted or no token occurs on both sides, else the dynamic programme of ``edit_counts``.
+    and inserted or no token occurs on both sides, from the token counts when nothing is
+    substituted, else the dynamic programme of ``edit_counts``.
     """
     if ref == out:
         return NO_EDITS
