@@ -486,19 +486,20 @@ def _aligned_words(outputs, sentences, vocabularies):
     sentence_fields = _fields(sentences)
     sentence_columns = [sentence_fields[name].to_pylist() for name in ("sent_idx", "text", "token_ids", "token_forms")]
     vocabulary_counts = _list_lengths(vocabularies)
-    vocabulary_fields = _fields(vocabularies)
-    entries = list(zip(*(vocabulary_fields[name].to_pylist() for name in ("form", "words", "n"))))
+    vocabulary_items = vocabularies.flatten()
 
     counts, forms, word_ids, offsets = [], [], [], [0]  # counts: words of each output
     o = s = v = 0
-    prepared = []  # (entries, Vocabulary): a corpus's blocks share one, in whatever order they come
+    # (entries, Vocabulary): every row repeats its corpus's vocabulary, in whatever order the
+    # corpora come; each is compared in arrow and read into Python once per call.
+    prepared = []
     for n_outputs, n_sentences, n_entries in zip(output_counts, sentence_counts, vocabulary_counts):
-        block_entries = entries[v : v + n_entries]
+        entries = vocabulary_items.slice(v, n_entries)
         v += n_entries
-        vocabulary = next((known for seen, known in prepared if seen == block_entries), None)
+        vocabulary = next((known for seen, known in prepared if seen.equals(entries)), None)
         if vocabulary is None:
-            vocabulary = Vocabulary(block_entries)
-            prepared.append((block_entries, vocabulary))
+            vocabulary = Vocabulary(zip(*(entries.field(name).to_pylist() for name in ("form", "words", "n"))))
+            prepared.append((entries, vocabulary))
         by_idx = {
             idx: Sentence(text, ids, token_forms)
             for idx, text, ids, token_forms in zip(*(c[s : s + n_sentences] for c in sentence_columns))
