@@ -100,6 +100,7 @@ class Sentence:
             spaced = spaced or " " in k
         self.words, self.word_keys, self.tokens = words, word_keys, tokens
         self.readings, self.word_ids = readings, word_ids
+        self.first_word_ids = {k: ids[0] for k, ids in word_ids.items()}
         self.has_multiword = len(tokens) < len(words)
         self.standalone = Counter(k for _, k, reading in tokens if len(reading) == 1) if self.has_multiword else {}
         self.forms = readings.keys() | word_ids.keys()
@@ -411,12 +412,16 @@ def _align(text, sentence, vocabulary, fast=True):
 
 def _word_ids(keys, sentence):
     """The k-th occurrence of a key is the k-th reference word with that key (None: none left)."""
-    word_ids, seen, ids_of = [], {}, sentence.word_ids
-    for k in keys:
+    word_ids = list(map(sentence.first_word_ids.get, keys))
+    if len(set(keys)) == len(keys):  # every key once (most outputs): each takes its first word
+        return word_ids
+    seen, ids_of = {}, sentence.word_ids
+    for i, k in enumerate(keys):
         occurrence = seen.get(k, 0)
         seen[k] = occurrence + 1
-        ids = ids_of.get(k)
-        word_ids.append(ids[occurrence] if ids is not None and occurrence < len(ids) else None)
+        if occurrence:
+            ids = ids_of.get(k)
+            word_ids[i] = ids[occurrence] if ids is not None and occurrence < len(ids) else None
     return word_ids
 
 
