@@ -339,7 +339,8 @@ def compiled_keyed_models(tmp_path_factory):
 
 @pytest.mark.parametrize(("model", "id_bits"), [("int_dea_edges", 20), ("int_sentence_bleu_stats", 15)])
 def test_a_lemma_id_too_large_for_its_key_stops_the_model(compiled_keyed_models, model, id_bits):
-    """One reference sentence "a b ... c" with c at position `last` (its lemma id); the output "a b".
+    """One reference sentence "a b d ... c" with c at position `last` (its lemma id), the head of d
+    and dependent of b; the output "a b".
     Up to 2^id_bits - 1 the model scores it; at 2^id_bits it raises error() rather than let the
     id spill into the next slot of a key, where two different keys could become equal."""
     warehouse, sql = compiled_keyed_models
@@ -353,13 +354,13 @@ def test_a_lemma_id_too_large_for_its_key_stops_the_model(compiled_keyed_models,
             )
             con.execute(
                 "create table intermediate.int_analysis_words as select 'tb' as corpus, 1 as sent_idx, * "
-                f"from (values (1, 'a'), (2, 'b'), ({last}, 'c')) w (pos, lemma_lower)"
+                f"from (values (1, 'a'), (2, 'b'), (3, 'd'), ({last}, 'c')) w (pos, lemma_lower)"
             )
             con.execute(
                 "create table intermediate.int_analysis_edges as "
                 "select 'tb' as corpus, 1 as sent_idx, head_pos, dep_pos, dep_pos - head_pos as distance, "
                 "'dep' as deprel, 'dep' as base_deprel "
-                f"from (values (1, 2), (2, {last})) e (head_pos, dep_pos)"
+                f"from (values (1, 2), (2, {last}), ({last}, 3)) e (head_pos, dep_pos)"
             )
             con.execute(
                 "create table intermediate.int_output_lemmas as select 'run1' as submission_id, 1 as sent_idx, * "
@@ -367,8 +368,12 @@ def test_a_lemma_id_too_large_for_its_key_stops_the_model(compiled_keyed_models,
             )
             if last < 2**id_bits:
                 rows = con.execute(sql[model]).fetchall()
-                if model == "int_dea_edges":  # a -> b matched, b -> c not
-                    assert sorted((r[3], r[4], r[-1]) for r in rows) == [(1, 2, True), (2, last, False)]
+                if model == "int_dea_edges":  # a -> b matched, b -> c and c -> d not
+                    assert sorted((r[3], r[4], r[-1]) for r in rows) == [
+                        (1, 2, True),
+                        (2, last, False),
+                        (last, 3, False),
+                    ]
                 else:  # "a" and "b" and "a b" match: m1 = 2, m2 = 1
                     assert [r[4:6] for r in rows] == [(2, 1)]
             else:

@@ -20,8 +20,8 @@ reference_edges as materialized (
     select
         s.reference_id, e.corpus, e.sent_idx, e.head_pos, e.dep_pos, e.distance, e.deprel, e.base_deprel,
         h.lemma_lower as head_lemma, d.lemma_lower as dep_lemma,
-        s.reference_id * 1099511627776 + h.token_id * 1048576 as head_key,
-        s.reference_id * 1099511627776 + h.token_id * 1048576 + d.token_id as triple_key,
+        s.reference_id * 1099511627776 + h.token_id::bigint * 1048576 as head_key,
+        s.reference_id * 1099511627776 + h.token_id::bigint * 1048576 + d.token_id as triple_key,
         d.token_id as dep_token_id,
         row_number() over (
             partition by s.reference_id, h.token_id, d.token_id, e.distance
@@ -41,7 +41,7 @@ triples as (
 output_words as (
     select
         o.output_id, w.pos, r.token_id,
-        o.reference_id * 1099511627776 + r.token_id * 1048576 as word_key
+        o.reference_id * 1099511627776 + r.token_id::bigint * 1048576 as word_key
     from {{ ref('int_output_lemmas') }} w
     join outputs o using (submission_id, sent_idx)
     join (select distinct reference_id, lemma_lower, token_id from reference_words) r
