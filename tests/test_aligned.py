@@ -350,13 +350,10 @@ def test_shuffled_and_dropped_text_score_as_the_same_words_in_token_form(treeban
             assert bleu_sql == sentence_bleu([ref], out, smoothing_function=SMOOTH), (run, sent_id)
 
 
-@pytest.mark.parametrize("lang", TREEBANKS)
-def test_build_gives_the_words_of_the_python_tokenizer(treebank_warehouse, lang):
-    """Every output the build processes, sentence by sentence, has exactly the words that
-    udfs/aligned.py's align gives it, with the lemma, tags and punctuation flag of the reference
-    word it maps to: the guard for any faster route through int_output_words (issue 20)."""
-    con = treebank_warehouse
-    corpus = f"{lang}_test"
+def assert_built_words_are_aligned(con, corpus):
+    """Every output of `corpus` the build processed has exactly the words that udfs/aligned.py's
+    align gives it, sentence by sentence, with the lemma, tags and punctuation flag of the
+    reference word it maps to. Returns the number of outputs checked."""
     entries = con.execute(
         "select vocabulary from intermediate.int_aligned_vocabulary where corpus = ?", [corpus]
     ).fetchone()[0]
@@ -389,7 +386,7 @@ def test_build_gives_the_words_of_the_python_tokenizer(treebank_warehouse, lang)
         "join staging.stg_submissions s using (submission_id) where s.corpus = ? and not o.is_missing",
         [corpus],
     ).fetchall()
-    assert len(outputs) == 9 * len(sentences)  # gold, nfd, 3 whitespace variants, 4 perturbed
+    aligned_outputs = 0
     for sub, idx, text in outputs:
         expected = []
         for form, word_id in align(text, sentences[idx], vocabulary):
@@ -397,6 +394,43 @@ def test_build_gives_the_words_of_the_python_tokenizer(treebank_warehouse, lang)
             analysis = reference[idx, word_id] if word_id else (None, None, None, None)
             expected.append((form, *analysis) if analysis[1] is not None else (form, None, None, None, None))
         assert built[sub, idx] == expected, (sub, idx, text)
+        aligned_outputs += bool(expected)
+    assert len(built) == aligned_outputs  # no words of an output that has none
+    return len(outputs), len(sentences)
+
+
+@pytest.mark.parametrize("lang", TREEBANKS)
+def test_build_gives_the_words_of_the_python_tokenizer(treebank_warehouse, lang):
+    """The guard for any faster route through int_output_words (issue 20); 9 runs per corpus put
+    7 sentences in each UDF row."""
+    outputs, sentences = assert_built_words_are_aligned(treebank_warehouse, f"{lang}_test")
+    assert outputs == 9 * sentences  # gold, nfd, 3 whitespace variants, 4 perturbed
+
+
+def test_more_than_64_runs_of_a_corpus_give_the_words_of_the_python_tokenizer(tmp_path):
+    """70 runs of one corpus: int_output_words gives the UDF one sentence per row and the runs in
+    two groups (64 and 6), so the same sentence is prepared in two rows and outputs repeated
+    across runs fall on both sides of the group boundary. The words are still align's, output by
+    output."""
+    require_shared()
+    blocks = TREEBANKS["fr"].read_text().split("\n\n")
+    path = tmp_path / "fr_head.conllu"
+    path.write_text("\n\n".join(blocks[:25]) + "\n\n")  # du, des: multiword tokens
+    wh = tmp_path / "wh.duckdb"
+    load_treebank(wh, path, "fr_head")
+    groups = surface_groups(path)
+    for run in range(70):
+        texts = {}
+        for sent_id, sentence_groups in groups.items():
+            rng = random.Random(f"{run % 9} {sent_id}")  # 9 variants: texts repeat across runs
+            chosen = [text for text, _ in sentence_groups if rng.random() > 0.2] or [sentence_groups[0][0]]
+            rng.shuffle(chosen)
+            texts[sent_id] = " ".join(chosen) if run % 5 else " ".join(w for _, ws in sentence_groups for w in ws)
+        load_outputs(wh, write_sr(tmp_path / f"run{run}.sr", texts), "fr_head", "t", f"run{run:02}", fmt="sr")
+    build(wh, echo=False, processor="aligned")
+    with duckdb.connect(str(wh), read_only=True) as con:
+        outputs, sentences = assert_built_words_are_aligned(con, "fr_head")
+    assert (outputs, sentences) == (70 * 25, 25)
 
 
 @pytest.mark.parametrize("lang", TREEBANKS)

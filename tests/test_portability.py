@@ -55,6 +55,7 @@ SPARK_GAPS = {
     "int_lambre_checks": {"function list_has_all"},
     "int_pair_resample_sums": {"order dropped", "two generators"},
     "int_scored_outputs": {"order dropped"},
+    "int_dea_edges": {"function error"},
     "int_sentence_bleu_stats": {"function error"},
     "int_sentence_flux_weight": {"order dropped"},
     "int_submission_resample_sums": {"order dropped", "two generators"},

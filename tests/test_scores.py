@@ -317,3 +317,67 @@ def test_stanza_build_scores_parsed_outputs_and_parses_each_text_once(tmp_path):
     assert con.execute(scores_sql).fetchall() == incremental_scores
     assert len(incremental_scores) == 3 * 30
     con.close()
+
+
+@pytest.fixture(scope="module")
+def compiled_keyed_models(tmp_path_factory):
+    """The compiled SQL of the models that pack lemma ids into integer keys, and a scratch warehouse
+    with empty stand-ins for the tables they read."""
+    import json
+
+    from srlens.build import prepare, run_dbt
+
+    root = tmp_path_factory.mktemp("packed_keys")
+    warehouse = root / "stub.duckdb"
+    dbt_vars, _ = prepare(warehouse, "aligned", None, False)
+    models = ["int_dea_edges", "int_sentence_bleu_stats"]
+    ok, output = run_dbt(["compile", "--select", *models, "--vars", json.dumps(dbt_vars)], warehouse, root / "dbt")
+    assert ok, output[-3000:]
+    compiled = root / "dbt" / "target" / "compiled" / "srlens" / "models" / "intermediate"
+    return warehouse, {m: (compiled / f"{m}.sql").read_text() for m in models}
+
+
+@pytest.mark.parametrize(("model", "id_bits"), [("int_dea_edges", 20), ("int_sentence_bleu_stats", 15)])
+def test_a_lemma_id_too_large_for_its_key_stops_the_model(compiled_keyed_models, model, id_bits):
+    """One reference sentence "a b d ... c" with c at position `last` (its lemma id), the head of d
+    and dependent of b; the output "a b".
+    Up to 2^id_bits - 1 the model scores it; at 2^id_bits it raises error() rather than let the
+    id spill into the next slot of a key, where two different keys could become equal."""
+    warehouse, sql = compiled_keyed_models
+    for last in (2**id_bits - 1, 2**id_bits):
+        con = duckdb.connect(str(warehouse))
+        try:
+            con.execute("drop schema if exists intermediate cascade; create schema intermediate")
+            con.execute(
+                "create table intermediate.int_scored_outputs as select 'run1' as submission_id, 'tb' as corpus, "
+                "1 as sent_idx, true as has_reference, ['a', 'b'] as out_lemmas, ['a', 'b', 'c'] as ref_lemmas"
+            )
+            con.execute(
+                "create table intermediate.int_analysis_words as select 'tb' as corpus, 1 as sent_idx, * "
+                f"from (values (1, 'a'), (2, 'b'), (3, 'd'), ({last}, 'c')) w (pos, lemma_lower)"
+            )
+            con.execute(
+                "create table intermediate.int_analysis_edges as "
+                "select 'tb' as corpus, 1 as sent_idx, head_pos, dep_pos, dep_pos - head_pos as distance, "
+                "'dep' as deprel, 'dep' as base_deprel "
+                f"from (values (1, 2), (2, {last}), ({last}, 3)) e (head_pos, dep_pos)"
+            )
+            con.execute(
+                "create table intermediate.int_output_lemmas as select 'run1' as submission_id, 1 as sent_idx, * "
+                "from (values (1, 'a'), (2, 'b')) w (pos, lemma_lower)"
+            )
+            if last < 2**id_bits:
+                rows = con.execute(sql[model]).fetchall()
+                if model == "int_dea_edges":  # a -> b matched, b -> c and c -> d not
+                    assert sorted((r[3], r[4], r[-1]) for r in rows) == [
+                        (1, 2, True),
+                        (2, last, False),
+                        (last, 3, False),
+                    ]
+                else:  # "a" and "b" and "a b" match: m1 = 2, m2 = 1
+                    assert [r[4:6] for r in rows] == [(2, 1)]
+            else:
+                with pytest.raises(duckdb.Error, match=f"{model}: a reference sentence of {2**id_bits:,} words"):
+                    con.execute(sql[model]).fetchall()
+        finally:
+            con.close()

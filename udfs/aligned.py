@@ -100,6 +100,7 @@ class Sentence:
             spaced = spaced or " " in k
         self.words, self.word_keys, self.tokens = words, word_keys, tokens
         self.readings, self.word_ids = readings, word_ids
+        self.first_word_ids = {k: ids[0] for k, ids in word_ids.items()}
         self.has_multiword = len(tokens) < len(words)
         self.standalone = Counter(k for _, k, reading in tokens if len(reading) == 1) if self.has_multiword else {}
         self.forms = readings.keys() | word_ids.keys()
@@ -411,12 +412,16 @@ def _align(text, sentence, vocabulary, fast=True):
 
 def _word_ids(keys, sentence):
     """The k-th occurrence of a key is the k-th reference word with that key (None: none left)."""
-    word_ids, seen, ids_of = [], {}, sentence.word_ids
-    for k in keys:
+    word_ids = list(map(sentence.first_word_ids.get, keys))
+    if len(set(keys)) == len(keys):  # every key once (most outputs): each takes its first word
+        return word_ids
+    seen, ids_of = {}, sentence.word_ids
+    for i, k in enumerate(keys):
         occurrence = seen.get(k, 0)
         seen[k] = occurrence + 1
-        ids = ids_of.get(k)
-        word_ids.append(ids[occurrence] if ids is not None and occurrence < len(ids) else None)
+        if occurrence:
+            ids = ids_of.get(k)
+            word_ids[i] = ids[occurrence] if ids is not None and occurrence < len(ids) else None
     return word_ids
 
 
@@ -486,19 +491,20 @@ def _aligned_words(outputs, sentences, vocabularies):
     sentence_fields = _fields(sentences)
     sentence_columns = [sentence_fields[name].to_pylist() for name in ("sent_idx", "text", "token_ids", "token_forms")]
     vocabulary_counts = _list_lengths(vocabularies)
-    vocabulary_fields = _fields(vocabularies)
-    entries = list(zip(*(vocabulary_fields[name].to_pylist() for name in ("form", "words", "n"))))
+    vocabulary_items = vocabularies.flatten()
 
     counts, forms, word_ids, offsets = [], [], [], [0]  # counts: words of each output
     o = s = v = 0
-    prepared = []  # (entries, Vocabulary): a corpus's blocks share one, in whatever order they come
+    # (entries, Vocabulary): every row repeats its corpus's vocabulary, in whatever order the
+    # corpora come; each is compared in arrow and read into Python once per call.
+    prepared = []
     for n_outputs, n_sentences, n_entries in zip(output_counts, sentence_counts, vocabulary_counts):
-        block_entries = entries[v : v + n_entries]
+        entries = vocabulary_items.slice(v, n_entries)
         v += n_entries
-        vocabulary = next((known for seen, known in prepared if seen == block_entries), None)
+        vocabulary = next((known for seen, known in prepared if seen.equals(entries)), None)
         if vocabulary is None:
-            vocabulary = Vocabulary(block_entries)
-            prepared.append((block_entries, vocabulary))
+            vocabulary = Vocabulary(zip(*(entries.field(name).to_pylist() for name in ("form", "words", "n"))))
+            prepared.append((entries, vocabulary))
         by_idx = {
             idx: Sentence(text, ids, token_forms)
             for idx, text, ids, token_forms in zip(*(c[s : s + n_sentences] for c in sentence_columns))

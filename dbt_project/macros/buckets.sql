@@ -35,3 +35,15 @@
          '{{ bucket_label(style, lower, upper, loop.first) }}'){{ ',' if not loop.last }}
     {%- endfor %}
 {% endmacro %}
+
+{# bucket_scores' joins of an item to its frequency bucket: the item's count in the language's
+   largest loaded treebank (0 if it has none there), then the bucket `b` of `dimension` it falls in. #}
+{% macro frequency_bucket_joins(dimension, kind, language, item) -%}
+    left join {{ ref('int_language_frequencies') }} f
+        on f.language = {{ language }} and f.kind = '{{ kind }}' and f.item = {{ item }}
+    join buckets b
+        on
+            b.dimension = '{{ dimension }}'
+            and coalesce(f.frequency, 0) >= b.lower_bound
+            and (b.upper_bound is null or coalesce(f.frequency, 0) < b.upper_bound)
+{%- endmacro %}

@@ -23,3 +23,20 @@ outputs as (
     join reference_sentences r using (corpus, sent_idx)
 )
 {%- endmacro %}
+
+{# The CTE `reference_words` that follows numbered_outputs: every analysis word of the reference
+   sentences with its lemma's integer id, its first position in the sentence. The id is packed
+   into `id_bits` bits of an integer key, so a longer sentence stops the build (error()) rather
+   than letting two keys collide. Materialized: the models read it two or three times. #}
+{% macro reference_words(id_bits) -%}
+reference_words as materialized (
+    select
+        s.reference_id, w.pos, w.lemma_lower,
+        case
+            when w.pos < {{ 2 ** id_bits }} then min(w.pos) over (partition by s.reference_id, w.lemma_lower)
+            else error('{{ this.identifier }}: a reference sentence of {{ "{:,}".format(2 ** id_bits) }} words or more')
+        end as token_id
+    from {{ ref('int_analysis_words') }} w
+    join reference_sentences s using (corpus, sent_idx)
+)
+{%- endmacro %}

@@ -1,10 +1,8 @@
 -- What the 'aligned' processor (udfs/aligned.py) needs of each reference sentence: its text
--- and its token lines (ids and forms, in file order). Sentences are grouped in blocks of 256:
--- srlens_aligned_words is called once per block, for the outputs of every run at once.
+-- and token lines (ids and forms, in file order); int_output_words groups them in blocks.
 select
     t.corpus,
     t.sent_idx,
-    (t.sent_idx - 1) // 256 as block,
     s.reference_text as text,
     list(t.token_id order by t.line_no) as token_ids,
     list(t.form order by t.line_no) as token_forms

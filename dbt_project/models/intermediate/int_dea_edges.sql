@@ -10,19 +10,21 @@ with
 
 {{ numbered_outputs() }},
 
-reference_words as (
-    select s.reference_id, w.pos, w.lemma_lower, min(w.pos) over (partition by s.reference_id, w.lemma_lower) as token
-    from {{ ref('int_analysis_words') }} w
-    join reference_sentences s using (corpus, sent_idx)
-),
+-- A lemma's id (token_id) takes 20 bits of the keys below, a reference sentence's id the 23 bits
+-- above them (a larger id overflows the BIGINT, an error, not a collision).
+{{ reference_words(20) }},
 
--- The edges with their lemmas and their rank within their triple.
-reference_edges as (
+-- The edges with their lemmas, their rank within their triple and the triple packed into one key
+-- (reference_id, head's id, dependent's id), so the joins below compare one integer, not three.
+reference_edges as materialized (
     select
         s.reference_id, e.corpus, e.sent_idx, e.head_pos, e.dep_pos, e.distance, e.deprel, e.base_deprel,
-        h.lemma_lower as head_lemma, d.lemma_lower as dep_lemma, h.token as head_token, d.token as dep_token,
+        h.lemma_lower as head_lemma, d.lemma_lower as dep_lemma,
+        s.reference_id * 1099511627776 + h.token_id::bigint * 1048576 as head_key,
+        s.reference_id * 1099511627776 + h.token_id::bigint * 1048576 + d.token_id as triple_key,
+        d.token_id as dep_token_id,
         row_number() over (
-            partition by s.reference_id, h.token, d.token, e.distance
+            partition by s.reference_id, h.token_id, d.token_id, e.distance
             order by e.dep_pos
         ) as rank_in_triple
     from {{ ref('int_analysis_edges') }} e
@@ -32,14 +34,17 @@ reference_edges as (
 ),
 
 triples as (
-    select distinct reference_id, head_token, dep_token, distance from reference_edges
+    select distinct head_key, triple_key, dep_token_id, distance from reference_edges
 ),
 
+-- Each output word with the key of (its reference sentence, its lemma's id) for the head's join.
 output_words as (
-    select o.output_id, o.reference_id, w.pos, r.token
+    select
+        o.output_id, w.pos, r.token_id,
+        o.reference_id * 1099511627776 + r.token_id::bigint * 1048576 as word_key
     from {{ ref('int_output_lemmas') }} w
     join outputs o using (submission_id, sent_idx)
-    join (select distinct reference_id, lemma_lower, token from reference_words) r
+    join (select distinct reference_id, lemma_lower, token_id from reference_words) r
         on r.reference_id = o.reference_id and r.lemma_lower = w.lemma_lower
     where {{ changed_submission('w.submission_id') }}
 ),
@@ -48,16 +53,16 @@ output_words as (
 -- (Two equi-joins in this order: a single three-way join lets the planner pair every output
 -- word with every other one of its sentence first, quadratic in sentence length.)
 head_hits as (
-    select h.output_id, t.head_token, t.dep_token, t.distance, h.pos + t.distance as dep_pos_in_output
+    select h.output_id, t.triple_key, t.dep_token_id, t.distance, h.pos + t.distance as dep_pos_in_output
     from output_words h
-    join triples t on t.reference_id = h.reference_id and t.head_token = h.token
+    join triples t on t.head_key = h.word_key
 ),
 
 occurrences as (
-    select t.output_id, t.head_token, t.dep_token, t.distance, count(*) as in_output
+    select t.output_id, t.triple_key, t.distance, count(*) as in_output
     from head_hits t
     join output_words d
-        on d.output_id = t.output_id and d.pos = t.dep_pos_in_output and d.token = t.dep_token
+        on d.output_id = t.output_id and d.pos = t.dep_pos_in_output and d.token_id = t.dep_token_id
     group by all
 )
 
@@ -68,6 +73,4 @@ select
 from outputs o
 join reference_edges e using (reference_id)
 left join occurrences c
-    on
-        c.output_id = o.output_id and c.head_token = e.head_token and c.dep_token = e.dep_token
-        and c.distance = e.distance
+    on c.output_id = o.output_id and c.triple_key = e.triple_key and c.distance = e.distance

@@ -47,24 +47,38 @@ parsed_by_user as (
         where o.format <> 'conllu'
     ),
 {% else %}
--- One call of srlens_aligned_words per block of reference sentences, for the outputs of every
--- run in it: each sentence and the corpus vocabulary are prepared once per block.
+-- srlens_aligned_words takes rows of about 64 outputs (a UDF row is held whole in memory: rows
+-- of a whole 256-sentence block of every run needed a 6 GB limit at 10x): a corpus's sentences
+-- in blocks of 64 // runs, its runs in groups of 64. Each sentence is prepared once per row, and
+-- an output repeated across the row's runs is aligned once.
+    aligned_runs as (
+        select
+            corpus, submission_id,
+            (row_number() over (partition by corpus order by submission_id) - 1) // 64 as run_group,
+            greatest(1, 64 // count(*) over (partition by corpus)) as block_sentences
+        from (
+            select distinct corpus, submission_id from outputs
+            where format <> 'conllu'
+        )
+    ),
+
     aligned_outputs as (
         select
-            o.corpus, s.block,
+            o.corpus, r.run_group, (o.sent_idx - 1) // r.block_sentences as block,
             list({ 'submission_id': o.submission_id, 'sent_idx': o.sent_idx, 'output_text': o.output_text }) as outputs
         from outputs o
-        join {{ ref('int_aligned_sentences') }} s using (corpus, sent_idx)
-        where o.format <> 'conllu'
+        join aligned_runs r using (corpus, submission_id)
+        join {{ ref('int_aligned_sentences') }} using (corpus, sent_idx)
         group by all
     ),
 
     aligned_sentences as (
         select
-            corpus, block,
-            list({ 'sent_idx': sent_idx, 'text': text, 'token_ids': token_ids, 'token_forms': token_forms }) as sentences
-        from {{ ref('int_aligned_sentences') }}
-        where (corpus, block) in (select (corpus, block) from aligned_outputs)
+            s.corpus, (s.sent_idx - 1) // r.block_sentences as block,
+            list({ 'sent_idx': s.sent_idx, 'text': s.text, 'token_ids': s.token_ids, 'token_forms': s.token_forms })
+                as sentences
+        from {{ ref('int_aligned_sentences') }} s
+        join (select distinct corpus, block_sentences from aligned_runs) r using (corpus)
         group by all
     ),
 

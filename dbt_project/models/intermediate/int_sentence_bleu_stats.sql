@@ -10,17 +10,8 @@
 -- (no BLEU without a reference, issue 17)
 with {{ numbered_outputs(['len(out_lemmas) as hyp_len', 'len(ref_lemmas) as ref_len'], where='has_reference') }},
 
-reference_words as (
-    select
-        s.reference_id, w.pos, w.lemma_lower,
-        -- a 15-bit slot of an n-gram key holds the id
-        case
-            when w.pos < 32768 then min(w.pos) over (partition by s.reference_id, w.lemma_lower)
-            else error('int_sentence_bleu_stats: a reference sentence of 32,768 words or more')
-        end as token_id
-    from {{ ref('int_analysis_words') }} w
-    join reference_sentences s using (corpus, sent_idx)
-),
+-- a 15-bit slot of an n-gram key holds a lemma's id
+{{ reference_words(15) }},
 
 reference_lemmas as (
     select distinct reference_id, lemma_lower, token_id from reference_words
@@ -52,32 +43,32 @@ reference_starts as (
     window w as (partition by reference_id order by pos)
 ),
 
--- unpivot drops the NULL keys
-output_ngrams as (
-    select output_id, any_value(reference_id) as reference_id, ngram, count(*) as output_count
-    from (unpivot output_starts on g1, g2, g3, g4 into name n value ngram)
-    group by output_id, ngram
-),
-
 reference_ngrams as (
     select reference_id, ngram, count(*) as reference_count
     from (unpivot reference_starts on g1, g2, g3, g4 into name n value ngram)
     group by all
 ),
 
+-- Only the output n-grams the reference has are counted: joined first, then grouped (unpivot drops
+-- the NULL keys).
+output_matches as (
+    select o.output_id, o.ngram, count(*) as output_count, any_value(r.reference_count) as reference_count
+    from (unpivot output_starts on g1, g2, g3, g4 into name n value ngram) o
+    join reference_ngrams r using (reference_id, ngram)
+    group by o.output_id, o.ngram
+),
+
 matches as (
     -- clipped counts: an n-gram matches as often as it occurs on the side where it is rarer;
     -- its order n is the number of its non-zero 15-bit slots
     select
-        o.output_id,
-        sum(least(o.output_count, r.reference_count)) filter (where o.ngram < 32768) as m1,
-        sum(least(o.output_count, r.reference_count)) filter (where o.ngram between 32768 and 1073741823) as m2,
-        sum(least(o.output_count, r.reference_count))
-        filter (where o.ngram between 1073741824 and 35184372088831) as m3,
-        sum(least(o.output_count, r.reference_count)) filter (where o.ngram >= 35184372088832) as m4
-    from output_ngrams o
-    join reference_ngrams r using (reference_id, ngram)
-    group by all
+        output_id,
+        sum(least(output_count, reference_count)) filter (where ngram < 32768) as m1,
+        sum(least(output_count, reference_count)) filter (where ngram between 32768 and 1073741823) as m2,
+        sum(least(output_count, reference_count)) filter (where ngram between 1073741824 and 35184372088831) as m3,
+        sum(least(output_count, reference_count)) filter (where ngram >= 35184372088832) as m4
+    from output_matches
+    group by output_id
 )
 
 select

@@ -75,20 +75,21 @@ relation_buckets as (
     select r.submission_id, b.dimension, b.bucket_no, sum(r.edges) as edges, sum(r.matched) as matched
     from {{ ref('dea_by_relation') }} r
     join runs using (submission_id)
-    left join {{ ref('int_language_frequencies') }} f
-        on f.language = runs.language and f.kind = 'relation' and f.item = r.relation
-    join buckets b
-        on
-            b.dimension = 'relation_frequency'
-            and coalesce(f.frequency, 0) >= b.lower_bound
-            and (b.upper_bound is null or coalesce(f.frequency, 0) < b.upper_bound)
+    {{ frequency_bucket_joins('relation_frequency', 'relation', 'runs.language', 'r.relation') }}
     group by all
 ),
 
+-- word_frequency. Each reference lemma is bucketed once per corpus sentence, not once per run.
 reference_lemmas as (
-    select corpus, sent_idx, lemma_lower, count(*) as reference_count
-    from {{ ref('int_analysis_words') }}
-    group by all
+    select l.corpus, l.sent_idx, l.lemma_lower, l.reference_count, b.bucket_no
+    from (
+        select corpus, sent_idx, lemma_lower, count(*) as reference_count
+        from {{ ref('int_analysis_words') }}
+        where corpus in (select corpus from runs)
+        group by all
+    ) l
+    join {{ ref('stg_treebank_files') }} t using (corpus)
+    {{ frequency_bucket_joins('word_frequency', 'lemma', 't.language', 'l.lemma_lower') }}
 ),
 
 output_lemmas as (
@@ -98,28 +99,16 @@ output_lemmas as (
     group by all
 ),
 
-lemma_recall as (
+word_buckets as (
     select
-        s.submission_id, r.lemma_lower, r.reference_count,
-        least(r.reference_count, coalesce(o.output_count, 0)) as recalled
+        s.submission_id, 'word_frequency' as dimension, r.bucket_no,
+        sum(r.reference_count) as lemmas,
+        sum(least(r.reference_count, coalesce(o.output_count, 0))) as recalled
     from {{ ref('int_significance_sentences') }} s
     join reference_lemmas r using (corpus, sent_idx)
     left join output_lemmas o
         on o.submission_id = s.submission_id and o.sent_idx = s.sent_idx and o.lemma_lower = r.lemma_lower
     where {{ changed_submission('s.submission_id') }}
-),
-
-word_buckets as (
-    select l.submission_id, b.dimension, b.bucket_no, sum(l.reference_count) as lemmas, sum(l.recalled) as recalled
-    from lemma_recall l
-    join runs using (submission_id)
-    left join {{ ref('int_language_frequencies') }} f
-        on f.language = runs.language and f.kind = 'lemma' and f.item = l.lemma_lower
-    join buckets b
-        on
-            b.dimension = 'word_frequency'
-            and coalesce(f.frequency, 0) >= b.lower_bound
-            and (b.upper_bound is null or coalesce(f.frequency, 0) < b.upper_bound)
     group by all
 )
 
