@@ -49,7 +49,6 @@ BEFORE_AFTER = [
         [("int_sentence_udf_scores", "intermediate/int_sentence_udf_scores.sql")],
         [
             ("int_sentence_bleu_stats", "intermediate/int_sentence_bleu_stats.sql"),
-            ("int_accuracy_units", "intermediate/int_accuracy_units.sql"),
             ("int_sentence_udf_scores", "intermediate/int_sentence_udf_scores.sql"),
         ],
     ),
@@ -259,14 +258,13 @@ def main():
         comparison = before_after_report(warehouse, args.before)
 
     dea_s = times["int_dea_edges"] + times["int_output_lemmas"]
-    udf_s = times["int_sentence_udf_scores"] + times["int_sentence_bleu_stats"] + times["int_accuracy_units"]
+    udf_s = times["int_sentence_udf_scores"] + times["int_sentence_bleu_stats"]
     scoring_models = (
         "int_output_words",
         "int_output_lemmas",
         "int_scored_outputs",
         "int_dea_edges",
         "int_sentence_bleu_stats",
-        "int_accuracy_units",
         "int_sentence_udf_scores",
         "sentence_scores",
         "submission_scores",
@@ -282,7 +280,7 @@ def main():
         f"| load treebank + {args.runs} runs | {load_s:.1f} | {n / load_s:,.0f} |",
         f"| DEA, set-based SQL (`int_output_lemmas` + `int_dea_edges`) | {dea_s:.1f} | {n / dea_s:,.0f} |",
         "| BLEU (n-gram statistics in SQL, `int_sentence_bleu_stats`) + string/tree/reorder accuracies "
-        "(mapping and treelets in SQL, `int_accuracy_units`; alignments with `srlens_edit_counts` in "
+        "(mapping, treelets and alignments with `srlens_accuracy_counts` in "
         f"`int_sentence_udf_scores`) | {udf_s:.1f} | {n / udf_s:,.0f} |",
         "| of which sentence BLEU alone (`srlens_sentence_bleu` over the same pairs) | "
         f"{udf_seconds['bleu']:.1f} | {n / udf_seconds['bleu']:,.0f} |",

@@ -6,6 +6,7 @@ tests compare against separately written (deliberately naive) implementations.
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from functools import cache
@@ -18,6 +19,7 @@ from srlens.udfs.accuracy import (
     ACCURACY_FIELDS,
     COUNT_FIELDS,
     EditCounts,
+    accuracy_counts,
     aligned_edit_counts,
     edit_counts,
     pattern_edit_counts,
@@ -658,7 +660,7 @@ def test_the_compiled_distance_and_the_band_choose_the_same_alignment_as_the_pla
 
 
 def test_units_with_one_pattern_of_equal_tokens_share_their_counts_and_stay_exact():
-    # pattern_edit_counts (what srlens_edit_counts calls) keeps small units' counts by which tokens
+    # pattern_edit_counts (what accuracy_counts calls) keeps small units' counts by which tokens
     # are equal. The same pattern under other labels (positions of other treelets, other lemma ids)
     # is a lookup, and must give what the plain DP gives for those labels; so must units that
     # differ from a stored one only in which tokens repeat.
@@ -676,16 +678,56 @@ def test_units_with_one_pattern_of_equal_tokens_share_their_counts_and_stay_exac
     assert pattern_edit_counts([4, 5], [4, 5, 6]) == EditCounts(1, 0, 0, 0)
 
 
-def test_sql_edit_counts(con):
-    # 1 2 3 -> 3 1 2: cost 2 keeping two matches (3 deleted at the end, inserted at the front:
-    # one move) beats three substitutions; an empty reference; equal lists; NULL in, NULL out.
+def test_a_common_prefix_changes_no_count_of_the_plain_dp():
+    # pattern_edit_counts strips it before aligning: every pair over three tokens up to length 6.
+    for n, m in itertools.product(range(7), repeat=2):
+        for ref in itertools.product("abc", repeat=n):
+            for out in itertools.product("abc", repeat=m):
+                start = 0
+                while start < min(n, m) and ref[start] == out[start]:
+                    start += 1
+                if start:
+                    assert plain_edit_counts(ref[start:], out[start:]) == plain_edit_counts(ref, out), (ref, out)
+
+
+def test_accuracy_counts_equal_the_python_definition():
+    # accuracy_counts (what srlens_accuracy_counts calls) against sentence_accuracies on random trees
+    # and outputs with repeated lemmas, missing and extra words, swaps and shuffles.
+    rng = random.Random(17)
+    for _ in range(5000):
+        n = rng.randint(0, 14)
+        lemmas = [rng.choice("abcdefg"[: rng.randint(1, 7)]) for _ in range(n)]
+        # a random tree: the words attached in a random order, each to one attached before it
+        attached = rng.sample(range(1, n + 1), n)
+        heads = [0] * n
+        for i, pos in enumerate(attached[1:], start=1):
+            heads[pos - 1] = rng.choice(attached[:i])
+        order = list(range(n))
+        permuted = rng.sample(order, n) if rng.random() < 0.3 else order
+        for i in range(n - 1):
+            if rng.random() < 0.2:
+                permuted[i], permuted[i + 1] = permuted[i + 1], permuted[i]
+        out = [lemmas[i] for i in permuted if rng.random() > 0.1] + rng.sample("abcxy", rng.randint(0, 2))
+        want = sentence_accuracies(lemmas, heads, out)
+        assert accuracy_counts(lemmas, heads, out) == tuple(want[f] for f in COUNT_FIELDS), (lemmas, heads, out)
+
+
+def test_sql_accuracy_counts(con):
+    # the SPEC example's counts; an empty reference (every word inserted, no treelet); an empty
+    # output; NULL in, NULL out; a NULL lemma fails the query.
+    ref = [w.lower() for w in SPEC_REF]
+    out = [w.lower() for w in SPEC_OUT]
+    want = sentence_accuracies(ref, SPEC_HEADS, out)
     rows = con.execute(
-        "SELECT srlens_edit_counts(r, o) FROM (VALUES ([1, 2, 3], [3, 1, 2]), ([], [7]), "
-        "([1, 2], [1, 2]), (NULL, [1])) t(r, o)"
+        "SELECT srlens_accuracy_counts(r, h, o) FROM (VALUES (?, ?, ?), ([], [], ['a', 'b']), "
+        "(['a', 'b'], [0, 1], []), (NULL, NULL, ['a'])) t(r, h, o)",
+        [ref, SPEC_HEADS, out],
     ).fetchall()
     assert [r[0] for r in rows] == [
-        {"ins": 1, "del": 1, "sub": 0, "moves": 1},
-        {"ins": 1, "del": 0, "sub": 0, "moves": 0},
-        {"ins": 0, "del": 0, "sub": 0, "moves": 0},
+        {f: want[f] for f in COUNT_FIELDS},
+        dict.fromkeys(COUNT_FIELDS, 0) | {"string_ins": 2},
+        dict.fromkeys(COUNT_FIELDS, 0) | {"string_del": 2, "tree_del": 2, "reorder_total": 1},
         None,
     ]
+    with pytest.raises(duckdb.Error, match="NULL lemma in output"):
+        con.execute("SELECT srlens_accuracy_counts(['a'], [0], ['a', NULL])").fetchall()

@@ -201,7 +201,7 @@ def test_demo_scores_equal_python_reference_and_nltk(warehouse_con, demo_referen
 
 
 def test_demo_accuracies_equal_the_python_definition(warehouse_con, demo_reference):
-    """The set-based accuracies (int_accuracy_units + srlens_edit_counts) equal, exactly, the
+    """The build's accuracies (srlens_accuracy_counts) equal, exactly, the
     plain-Python sentence_accuracies on every realized demo sentence, counts included."""
     fields = ACCURACY_FIELDS + COUNT_FIELDS
     rows = warehouse_con.execute(

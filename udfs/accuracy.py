@@ -40,11 +40,12 @@ mean of 1.583"; and a perfect sentence (STA = 1, S = 0) scores exactly
 paper leaves open whether its regressions used string or tree S; SPEC fixes
 the tree count.)
 
-The build computes the same numbers set-based (issue 18): the word mapping and the treelets in
-SQL (models/intermediate/int_accuracy_units.sql), the alignments with ``srlens_edit_counts``
-(``aligned_edit_counts`` below: a compiled weighted edit distance gives I, D and S; the dynamic
-programme here runs only where moves are possible), the sums and formulas in SQL
-(int_sentence_udf_scores.sql). ``sentence_accuracies`` stays the plain-Python definition, which
+The build computes the same numbers faster (issue 18): ``srlens_accuracy_counts``
+(``accuracy_counts`` below) maps the words and builds the treelets per sentence, keeping each
+reference's part across runs, and aligns the units with ``pattern_edit_counts`` (through
+``aligned_edit_counts``: a compiled weighted edit distance gives I, D and S; the moves come from
+the token counts where nothing is substituted, else from the dynamic programme here); the
+formulas are SQL (int_sentence_udf_scores.sql). ``sentence_accuracies`` stays the plain-Python definition, which
 tests compare the warehouse with; ``srlens_accuracies`` is it as a SQL function.
 
 Edge values.
@@ -70,11 +71,13 @@ from collections.abc import Hashable, Sequence
 from typing import Any, NamedTuple
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 from rapidfuzz.distance import Levenshtein
 
 __all__ = [
     "EditCounts",
+    "accuracy_counts",
     "aligned_edit_counts",
     "pattern_edit_counts",
     "edit_counts",
@@ -219,7 +222,8 @@ def aligned_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> Edi
     so with insertion = deletion = 2k + 1 and substitution = 2k + 2 the minimum W gives
     cost = W // (2k + 1) and S = W % (2k + 1) (S <= min(R, H) < k), hence I and D. Moves need the
     alignment itself (which tokens were deleted and inserted): zero when nothing is both deleted
-    and inserted or no token occurs on both sides, else the dynamic programme of ``edit_counts``.
+    and inserted or no token occurs on both sides, from the token counts when nothing is
+    substituted, else the dynamic programme of ``edit_counts``.
     """
     if ref == out:
         return NO_EDITS
@@ -230,7 +234,19 @@ def aligned_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> Edi
     cost, subs = divmod(Levenshtein.distance(ref, out, weights=(unit, unit, unit + 1)), unit)
     insertions = (cost - subs + m - n) // 2
     deletions = cost - subs - insertions
-    if insertions and deletions and not set(ref).isdisjoint(out):
+    if not (insertions and deletions):
+        return EditCounts(insertions, deletions, subs, 0)
+    if not subs:
+        # Without substitutions the moves follow from the token counts, for every optimal alignment:
+        # each optimal alignment has the same cost and matches, so the same S (module docstring),
+        # here 0. Then every token is matched, deleted or inserted, so a token t is deleted
+        # ref_t - matched_t times and inserted out_t - matched_t times, and
+        # M = sum_t min(ref_t - matched_t, out_t - matched_t) = sum_t min(ref_t, out_t) - matches,
+        # with matches = n - deletions: the dynamic programme's backtrace gives that very number.
+        out_counts = Counter(out)
+        shared = sum(min(c, out_counts[t]) for t, c in Counter(ref).items())
+        return EditCounts(insertions, deletions, 0, shared - (n - deletions))
+    if not set(ref).isdisjoint(out):
         return _edit_counts(ref, out, cost)
     return EditCounts(insertions, deletions, subs, 0)
 
@@ -245,6 +261,21 @@ _patterns: dict[tuple, EditCounts] = {}
 
 def pattern_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts:
     """``aligned_edit_counts``, looked up by the units' pattern of equal tokens where they are small."""
+    # A common prefix and suffix are matched by some optimal alignment (a match costs nothing and
+    # adds one to the matches the tie-break maximises), so they change neither I, D, S nor the
+    # tokens deleted and inserted (the suffix: see _edit_counts; the prefix: checked exhaustively
+    # in tests/test_accuracy.py). Stripped, more units share a pattern and the programme is smaller.
+    n, m = len(ref), len(out)
+    start = 0
+    while start < n and start < m and ref[start] == out[start]:
+        start += 1
+    if start == n == m:
+        return NO_EDITS
+    while n > start and m > start and ref[n - 1] == out[m - 1]:
+        n, m = n - 1, m - 1
+    if start == n or start == m:  # only insertions or only deletions: nothing is moved
+        return EditCounts(m - start, n - start, 0, 0)
+    ref, out = ref[start:n], out[start:m]
     if len(ref) * len(out) > PATTERN_CELLS:
         return aligned_edit_counts(ref, out)
     ids: dict[Hashable, int] = {}  # each token as the number of distinct tokens seen before it
@@ -255,23 +286,6 @@ def pattern_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> Edi
             _patterns.clear()
         counts = _patterns[key] = aligned_edit_counts(ref, out)
     return counts
-
-
-EDIT_COUNTS_TYPE = pa.struct([("ins", pa.int32()), ("del", pa.int32()), ("sub", pa.int32()), ("moves", pa.int32())])
-
-
-def srlens_edit_counts_arrow(ref, out) -> pa.Array:
-    """Arrow-vectorized body of ``srlens_edit_counts``: one struct (or NULL) per row."""
-    results = [
-        None if r is None or o is None else pattern_edit_counts(r, o) for r, o in zip(ref.to_pylist(), out.to_pylist())
-    ]
-    nulls = [c is None for c in results]
-    columns = zip(*[NO_EDITS if c is None else c for c in results]) if results else [()] * 4
-    return pa.StructArray.from_arrays(
-        [pa.array(column, type=pa.int32()) for column in columns],
-        fields=list(EDIT_COUNTS_TYPE),
-        mask=pa.array(nulls, type=pa.bool_()),
-    )
 
 
 def _check_tree(lemmas: Sequence[Any], heads: Sequence[Any]) -> None:
@@ -388,6 +402,106 @@ def sentence_accuracies(
     return res
 
 
+class _Reference(NamedTuple):
+    """What the alignments need of one reference tree, kept for the outputs of all runs."""
+
+    tokens: list[int]  # each word's lemma as the 0-based position of the lemma's first word
+    positions: dict[Hashable, list[int]]  # lemma -> its words' positions (1-based), for the k-th to k-th mapping
+    heads: Sequence[int]
+    treelets: dict[int, list[int]]  # head position -> the treelet's positions in reference order
+
+
+REFERENCES_KEPT = 50_000  # then the table starts again, so its memory stays small
+_references: dict[tuple, _Reference] = {}
+
+
+def _reference(lemmas: Sequence[Hashable], heads: Sequence[int]) -> _Reference:
+    key = (tuple(lemmas), tuple(heads))
+    reference = _references.get(key)
+    if reference is None:
+        _check_tree(lemmas, heads)
+        positions: dict[Hashable, list[int]] = {}
+        for pos, lemma in enumerate(lemmas, start=1):
+            positions.setdefault(lemma, []).append(pos)
+        treelets: dict[int, list[int]] = {}
+        for pos, head in enumerate(heads, start=1):
+            if head:
+                treelets.setdefault(head, []).append(pos)
+        for head, members in treelets.items():
+            members.append(head)
+            members.sort()
+        tokens = [positions[lemma][0] - 1 for lemma in lemmas]
+        if len(_references) >= REFERENCES_KEPT:
+            _references.clear()
+        reference = _references[key] = _Reference(tokens, positions, heads, treelets)
+    return reference
+
+
+def accuracy_counts(
+    ref_lemmas: Sequence[Hashable], ref_heads: Sequence[int], out_lemmas: Sequence[Hashable]
+) -> tuple[int, ...]:
+    """``sentence_accuracies``' COUNT_FIELDS for lemmas already lower-cased, as the build computes
+    them: the same units (the sentence's lemmas; each treelet's positions against its mapped output
+    words), aligned by ``pattern_edit_counts``, and the reference's part kept across runs."""
+    if None in out_lemmas:
+        raise ValueError("NULL lemma in output")
+    reference = _reference(ref_lemmas, ref_heads)
+    positions, heads, treelets = reference.positions, reference.heads, reference.treelets
+    if out_lemmas == ref_lemmas:  # the reference itself (a fifth of the campaign): no edits, all in order
+        return (0,) * 8 + (len(treelets), len(treelets))
+    # A lemma the reference lacks gets a token no reference lemma has (negative), equal for all its
+    # occurrences: the alignments only ever compare tokens for equality.
+    new_tokens: dict[Hashable, int] = {}
+    out_tokens = []
+    out_orders: defaultdict[int, list[int]] = defaultdict(list)  # treelets without mapped words: none
+    seen: dict[Hashable, int] = {}
+    for lemma in out_lemmas:
+        candidates = positions.get(lemma)
+        if candidates is None:
+            out_tokens.append(new_tokens.setdefault(lemma, -1 - len(new_tokens)))
+            continue
+        out_tokens.append(candidates[0] - 1)
+        kth = seen.get(lemma, 0)
+        seen[lemma] = kth + 1
+        if kth < len(candidates):  # the k-th occurrence maps to the reference's k-th
+            # a mapped word belongs to the treelet of its head and, if it has dependents, to its own
+            pos = candidates[kth]
+            if heads[pos - 1]:
+                out_orders[heads[pos - 1]].append(pos)
+            if pos in treelets:
+                out_orders[pos].append(pos)
+    string = pattern_edit_counts(reference.tokens, out_tokens)
+    tree_ins = tree_del = tree_sub = tree_moves = correct = 0
+    for head, members in treelets.items():
+        out_order = out_orders.get(head, [])
+        if out_order == members:  # positions are distinct: all present, in order
+            correct += 1
+            continue
+        edits = pattern_edit_counts(members, out_order)
+        tree_ins += edits.insertions
+        tree_del += edits.deletions
+        tree_sub += edits.substitutions
+        tree_moves += edits.moves
+    return (*string, tree_ins, tree_del, tree_sub, tree_moves, correct, len(treelets))
+
+
+COUNTS_TYPE = pa.struct([(name, pa.int32()) for name in COUNT_FIELDS])
+
+
+def srlens_accuracy_counts_arrow(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:
+    """Arrow-vectorized body of ``srlens_accuracy_counts``: one struct of counts (or NULL) per row."""
+    rows = zip(ref_lemmas.to_pylist(), ref_heads.to_pylist(), out_lemmas.to_pylist())
+    results = [None if r is None or h is None or o is None else accuracy_counts(r, h, o) for r, h, o in rows]
+    nulls = np.array([c is None for c in results], dtype=bool)
+    counts = np.array([(0,) * len(COUNT_FIELDS) if c is None else c for c in results], dtype=np.int32)
+    counts = counts.reshape(len(results), len(COUNT_FIELDS))
+    return pa.StructArray.from_arrays(
+        [pa.array(counts[:, i]) for i in range(len(COUNT_FIELDS))],
+        fields=list(COUNTS_TYPE),
+        mask=pa.array(nulls),
+    )
+
+
 ARROW_TYPE = pa.struct(
     [(name, pa.float64()) for name in ACCURACY_FIELDS] + [(name, pa.int32()) for name in COUNT_FIELDS]
 )
@@ -407,12 +521,12 @@ def srlens_accuracies_arrow(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:
 
 def register(con: duckdb.DuckDBPyConnection) -> None:
     """Register ``srlens_accuracies(VARCHAR[], INTEGER[], VARCHAR[]) -> STRUCT`` and
-    ``srlens_edit_counts(INTEGER[], INTEGER[]) -> STRUCT(ins, del, sub, moves)`` on ``con``."""
+    ``srlens_accuracy_counts(VARCHAR[], INTEGER[], VARCHAR[]) -> STRUCT(COUNT_FIELDS)`` on ``con``."""
     con.create_function(
-        "srlens_edit_counts",
-        srlens_edit_counts_arrow,
-        ["INTEGER[]", "INTEGER[]"],
-        "STRUCT(ins INTEGER, del INTEGER, sub INTEGER, moves INTEGER)",
+        "srlens_accuracy_counts",
+        srlens_accuracy_counts_arrow,
+        ["VARCHAR[]", "INTEGER[]", "VARCHAR[]"],
+        "STRUCT(" + ", ".join(f"{name} INTEGER" for name in COUNT_FIELDS) + ")",
         type="arrow",
         null_handling="special",
         side_effects=False,

@@ -1,39 +1,25 @@
 {{ incremental_by_submission() }}
 -- Scores that need Python UDFs: sentence BLEU with nltk's exact arithmetic (udfs/bleu.py) from the
 -- n-gram statistics counted in SQL (int_sentence_bleu_stats), and the string/tree/reordering
--- accuracies (SPEC 5 and 7) from the alignments of int_accuracy_units: srlens_edit_counts
--- (udfs/accuracy.py) aligns the units whose two sequences differ; equal ones have no edits and
--- are the correctly ordered treelets. The formulas are udfs/accuracy.py sentence_accuracies',
--- with the same float operations in the same order (constants as DOUBLE literals).
-with units as (
+-- accuracies (SPEC 5 and 7) from the counts of srlens_accuracy_counts (udfs/accuracy.py: the word
+-- mapping, the treelets and their alignments, per sentence from the lemma lists of
+-- int_scored_outputs). The formulas are udfs/accuracy.py sentence_accuracies', with the same float
+-- operations in the same order (constants as DOUBLE literals). A run of a reference-free corpus
+-- is counted against an empty reference: no accuracy, its words all inserted.
+-- `materialized` keeps DuckDB from calling the UDF once per field read from its result.
+with counted as materialized (
     select
-        submission_id, sent_idx, unit, len(reference) as reference_words, reference = output as same,
-        reference, output
-    from {{ ref('int_accuracy_units') }}
+        submission_id,
+        sent_idx,
+        len(coalesce(ref_lemmas, [])) as n,
+        srlens_accuracy_counts(coalesce(ref_lemmas, []), coalesce(ref_heads, []), out_lemmas) as accuracy_counts
+    from {{ ref('int_scored_outputs') }}
     where {{ changed_submission() }}
 ),
 
--- `materialized` keeps DuckDB from calling the UDF once per field read from its result.
-edits as materialized (
-    select submission_id, sent_idx, unit, srlens_edit_counts(reference, output) as edit
-    from units
-    where not same
-),
-
 counts as (
-    select
-        u.submission_id,
-        u.sent_idx,
-        max(u.reference_words) filter (where u.unit = 0) as n,  -- the string unit: one per sentence
-        {%- for field, count in [('ins', 'ins'), ('del', 'del'), ('sub', 'sub'), ('moves', 'moves')] %}
-            coalesce(sum(e.edit.{{ field }}) filter (where u.unit = 0), 0)::integer as string_{{ count }},
-            coalesce(sum(e.edit.{{ field }}) filter (where u.unit > 0), 0)::integer as tree_{{ count }},
-        {%- endfor %}
-        count(*) filter (where u.unit > 0 and u.same)::integer as reorder_correct,
-        count(*) filter (where u.unit > 0)::integer as reorder_total
-    from units u
-    left join edits e using (submission_id, sent_idx, unit)
-    group by u.submission_id, u.sent_idx
+    select submission_id, sent_idx, n, accuracy_counts.*
+    from counted
 ),
 
 accuracies as (
