@@ -549,6 +549,8 @@ def serve(warehouse, staging=None, started=None):
             if staging is not None:  # the last runs' pages, those the report's process has not reached
                 staging = Path(staging)
                 start = pages.worker_share(staging, all_runs, time.time() - float(started))
+                if start < len(all_runs):
+                    print(f"report: the overview's worker writes runs {start + 1} to {len(all_runs)}", file=sys.stderr)
                 pages.write_runs(con, staging, all_runs, start, len(all_runs), corpus_anchors(con), claimed=True)
             reply = ("ok", html, start)
         finally:
