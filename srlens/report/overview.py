@@ -528,8 +528,8 @@ def index_html(con, warehouse):
 
 # ---------------------------------------------------------------------------------------------
 # The worker: `python -c WORKER ROOT WAREHOUSE [STAGING STARTED]` writes ("ok", index.html, start)
-# or ("error", traceback), pickled, to its stdout; start: the first of the runs whose pages it wrote
-# into STAGING (the number of runs if none).
+# or ("error", traceback), pickled, to its stdout; start: the index of the first run whose pages it
+# wrote into STAGING (the number of runs if none; None without STAGING).
 
 WORKER = """\
 import sys
@@ -544,10 +544,9 @@ def serve(warehouse, staging=None, started=None):
         con = open_read_only(warehouse)
         try:
             html = index_html(con, warehouse)
-            all_runs = fetch(con, SQL_RUNS)
-            start = len(all_runs)
+            start = None
             if staging is not None:  # the last runs' pages, those the report's process has not reached
-                staging = Path(staging)
+                staging, all_runs = Path(staging), fetch(con, SQL_RUNS)
                 start = pages.worker_share(staging, all_runs, time.time() - float(started))
                 if start < len(all_runs):
                     print(f"report: the overview's worker writes runs {start + 1} to {len(all_runs)}", file=sys.stderr)
