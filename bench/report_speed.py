@@ -5,14 +5,16 @@ reports compared file by file.
     python bench/report_speed.py WAREHOUSE --before REV [--serial] [--rounds N] [--work DIR] [--doc]
 
 The before side is REV's source tree (git archive into WORK), imported with PYTHONPATH; it reads
-the warehouse read-only, like the after side. Per report: wall seconds, CPU seconds (user + system of
-the process and of its children: the report's worker process), the largest resident memory of the
-process and of its children, and the 1-minute load average at the start and at the end (2 = both
-cores of this machine busy). --serial adds a third side: this tree without its chart worker
-(SRLENS_REPORT_WORKER=0), for the worker's wall gain and CPU cost. Equal reports: every file
-byte-equal, or (only in index.html) differing in the last bits of a data-sort float, as DuckDB's
-parallel avg() may between two runs of the same query;
---doc writes the section "Report at campaign scale, session 27" of docs/benchmarks.md.
+the warehouse read-only, like the after side. Per report: wall seconds, CPU seconds (user + system)
+of the report's process and of its children (the worker process: index.html, and since session 29
+the last runs' pages), the largest resident memory of the process and of its children, and the
+1-minute load average at the start and at the end (2 = both cores of this machine busy). --serial
+adds a third side: this tree without its worker (SRLENS_REPORT_WORKER=0), for the worker's wall gain
+and CPU cost. Equal reports: every file byte-equal, or (only in index.html) differing in the last
+bits of a data-sort float, as DuckDB's parallel avg() may between two runs of the same query.
+--doc writes the section "Report at campaign scale, session 29" of docs/benchmarks.md. An earlier
+report in the output folder is moved aside before a report and deleted after it, outside the measure
+(deleting 32,000 files makes the kernel work on, and that system CPU landed in the next report).
 """
 
 import argparse
@@ -30,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchmarks_doc import write_section  # noqa: E402
 
-TITLE = "Report at campaign scale, session 27"
+TITLE = "Report at campaign scale, session 29"
 
 # In the measured process: write the report, then print its own and its children's usage.
 CHILD = """
@@ -43,7 +45,7 @@ wall = time.perf_counter() - started
 me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 user, system = me.ru_utime + kids.ru_utime, me.ru_stime + kids.ru_stime
 print(json.dumps({"srlens": srlens.__file__, "wall": wall, "cpu": user + system, "user": user, "system": system,
-                  "worker_cpu": kids.ru_utime + kids.ru_stime,
+                  "main_cpu": me.ru_utime + me.ru_stime, "worker_cpu": kids.ru_utime + kids.ru_stime,
                   "rss_mb": me.ru_maxrss / 1024, "children_rss_mb": kids.ru_maxrss / 1024}))
 """
 
@@ -62,7 +64,11 @@ def extract(rev, work):
 
 
 def one_report(tree, warehouse, out, env=None):
-    shutil.rmtree(out, ignore_errors=True)
+    aside = out.with_name(out.name + "-old")
+    shutil.rmtree(aside, ignore_errors=True)
+    if out.exists():
+        os.replace(out, aside)  # a rename: its files are deleted once the report is measured
+    os.sync()
     load = os.getloadavg()[0]
     started = time.perf_counter()
     done = subprocess.run(
@@ -72,11 +78,13 @@ def one_report(tree, warehouse, out, env=None):
         capture_output=True,
         text=True,
     )
+    ended = time.perf_counter()
+    shutil.rmtree(aside, ignore_errors=True)
     if done.returncode:
         sys.exit(f"the report with {tree} failed:\n{done.stderr[-3000:]}")
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert Path(figures["srlens"]).is_relative_to(tree), f"imported {figures['srlens']}, not the srlens of {tree}"
-    return {**figures, "process_wall": time.perf_counter() - started, "load": load, "load_end": os.getloadavg()[0]}
+    return {**figures, "process_wall": ended - started, "load": load, "load_end": os.getloadavg()[0]}
 
 
 def compare(a, b):
@@ -129,7 +137,8 @@ def main():
             rows.append((n, side, figures))
             print(
                 f"round {n} {side:6s}: {figures['wall']:6.1f} s wall, {figures['cpu']:6.1f} s CPU "
-                f"({figures['user']:.1f} user, {figures['system']:.1f} system; worker {figures['worker_cpu']:.1f}), "
+                f"({figures['user']:.1f} user, {figures['system']:.1f} system; report's process "
+                f"{figures['main_cpu']:.1f}, worker {figures['worker_cpu']:.1f}), "
                 f"{figures['rss_mb']:,.0f} MB (worker {figures['children_rss_mb']:,.0f} MB), "
                 f"load {figures['load']:.1f} to {figures['load_end']:.1f}",
                 flush=True,
@@ -156,15 +165,15 @@ def doc(warehouse, before_rev, after_name, rows, equal):
         f"before = `{before_rev}`, after = `{after_name}`, each report in a fresh process, alternately. "
         "x86_64, 2 cores shared with other engineers' jobs: the wall seconds depend on the load "
         "(1-minute load average at the start and at the end; 2 = both cores busy), the CPU seconds much less. "
-        "CPU and memory: the report's process (user + system) and its worker process (index.html: the overview's "
-        "queries and charts).",
+        "CPU (user + system) and memory: the report's process and its worker process (index.html: the overview's "
+        "queries and charts; after: then the last runs' pages).",
         "",
-        "| round | code | wall s | CPU s | of which the worker | memory MB (worker) | load |",
-        "|---:|---|---:|---:|---:|---:|---|",
+        "| round | code | wall s | CPU s | the report's process | the worker | memory MB (worker) | load |",
+        "|---:|---|---:|---:|---:|---:|---:|---|",
     ]
     for n, side, f in rows:
         lines.append(
-            f"| {n} | {side} | {f['wall']:.1f} | {f['cpu']:.1f} | {f['worker_cpu']:.1f} "
+            f"| {n} | {side} | {f['wall']:.1f} | {f['cpu']:.1f} | {f['main_cpu']:.1f} | {f['worker_cpu']:.1f} "
             f"| {f['rss_mb']:,.0f} ({f['children_rss_mb']:,.0f}) | {f['load']:.1f} to {f['load_end']:.1f} |"
         )
     lines += ["", f"Same report: {equal}."]

@@ -513,6 +513,82 @@ def test_a_users_unguarded_script_runs_once(built_warehouse, tmp_path):
     assert "overview worker" not in done.stderr and (tmp_path / "out" / "index.html").is_file()
 
 
+def claims_after_the_workers(monkeypatch):
+    """The report's process, after its first run, waits for the worker to claim the last runs (on a
+    small warehouse it would otherwise write them all before the overview is drawn): returns the
+    runs it claimed itself."""
+    from srlens.report import pages
+
+    mine, claim = [], pages.claim
+
+    def claim_second(staging, submission_id):
+        deadline = time.monotonic() + 120
+        while mine and len(os.listdir(staging / pages.CLAIMS)) == len(mine) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not claim(staging, submission_id):
+            return False
+        mine.append(submission_id)
+        return True
+
+    monkeypatch.setattr(pages, "claim", claim_second)
+    monkeypatch.setattr("srlens.report.overview.cores", lambda: 2)
+    monkeypatch.delenv("SRLENS_REPORT_WORKER", raising=False)
+    return mine
+
+
+def serial_report(warehouse, out, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setenv("SRLENS_REPORT_WORKER", "0")
+        write_report(warehouse, out)
+    return files_of(out)
+
+
+def runs_written(err):
+    return re.findall(r"^report: run \d+/\d+ (.+)$", err, re.M)
+
+
+def test_the_worker_writes_the_last_runs_and_each_page_once(built_warehouse, tmp_path, monkeypatch, capfd):
+    alone = serial_report(built_warehouse, tmp_path / "alone", monkeypatch)
+    all_runs = runs_written(capfd.readouterr().err)
+    assert len(all_runs) >= 3 and len(set(all_runs)) == len(all_runs)
+    mine = claims_after_the_workers(monkeypatch)
+    out = tmp_path / "both"
+    write_report(built_warehouse, out)
+    err = capfd.readouterr().err
+    assert "overview worker" not in err
+    # each run written once, by one of the two processes: the report's the first runs, the worker the last
+    assert sorted(runs_written(err)) == sorted(all_runs)
+    assert 0 < len(mine) < len(all_runs) and mine == all_runs[: len(mine)]
+    assert files_of(out) == alone  # the same bytes as one process wrote
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [".srlens-report"]  # no .claims
+
+
+def test_a_worker_that_dies_holding_claims_leaves_its_runs_to_the_report(built_warehouse, tmp_path, monkeypatch, capfd):
+    from srlens.report import overview
+
+    alone = serial_report(built_warehouse, tmp_path / "alone", monkeypatch)
+    all_runs = runs_written(capfd.readouterr().err)
+    mine = claims_after_the_workers(monkeypatch)
+    # the worker draws index.html, claims the last runs, and exits before writing any of them
+    monkeypatch.setattr(
+        overview,
+        "WORKER",
+        overview.WORKER.replace(
+            "from srlens.report.overview import serve",
+            "import os\nfrom srlens.report import pages\nfrom srlens.report.overview import serve\n"
+            "pages.write_runs = lambda *args, **kwargs: os._exit(3)",
+        ),
+    )
+    out = tmp_path / "out"
+    write_report(built_warehouse, out)
+    err = capfd.readouterr().err
+    assert "the overview worker failed" in err
+    assert 0 < len(mine) < len(all_runs)  # the worker had claimed the rest
+    assert sorted(runs_written(err)) == sorted(all_runs)  # all by the report's process, once each
+    assert files_of(out) == alone
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [".srlens-report"]
+
+
 # --------------------------------------------------------------------------- in a real browser
 
 

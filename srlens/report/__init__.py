@@ -9,20 +9,19 @@
 The modules have one job each: queries.py holds every SQL text and cut-off, charts.py the
 matplotlib charts of the overview, markup.py the HTML pieces, tree.py the sentence view's SVG.
 index.html is written by a worker process (overview.Worker) while this process writes the run and
-sentence pages. The report reads marts and does not aggregate sentence rows itself. To add an
-overview section, append a function (report, scope) to overview.CAMPAIGN_SECTIONS or
-overview.CORPUS_SECTIONS.
+sentence pages from the first run on; the worker then writes the last runs' pages (pages.py). The
+report reads marts and does not aggregate sentence rows itself. To add an overview section, append
+a function (report, scope) to overview.CAMPAIGN_SECTIONS or overview.CORPUS_SECTIONS.
 """
 
 import os
 import shutil
-import sys
 from pathlib import Path
 
 from srlens.outdir import OutDirError, check_out_dir
 from srlens.paths import REPORT_ASSETS_DIR
-from srlens.report import overview, runs, sentences
-from srlens.report.queries import REQUIRED_MARTS, RUN_QUERIES, SQL_RUNS, ByRun, fetch
+from srlens.report import overview, pages
+from srlens.report.queries import REQUIRED_MARTS, SQL_RUNS, fetch
 from srlens.status import WarehouseError, mart_names, open_read_only
 
 ASSETS = ("report.css", "report.js")
@@ -54,7 +53,7 @@ def write_report(warehouse, out_dir):
     written = (*ASSETS, "index.html", "runs", "sentences", STAGING, OLD)
     check_out_dir(out, MARKER, "report folder", warehouse, written)
     con = open_warehouse(warehouse)
-    worker = overview.Worker(warehouse)  # index.html, written by a worker process meanwhile
+    worker = None
     try:
         all_runs = fetch(con, SQL_RUNS)
         anchors = overview.corpus_anchors(con)
@@ -63,37 +62,29 @@ def write_report(warehouse, out_dir):
         staging = out / STAGING
         shutil.rmtree(staging, ignore_errors=True)  # left by a report that was killed
         try:
-            write_pages(con, staging, all_runs, anchors)
-            (staging / "index.html").write_text(worker.html(con), encoding="utf-8")
+            pages.make_folders(staging)
+            # index.html, then the last runs' pages, written by a worker process meanwhile
+            worker = overview.Worker(warehouse, staging)
+            mine = pages.write_runs(con, staging, all_runs, 0, len(all_runs), anchors)
+            index = worker.html(con)
+            # the runs the worker claimed but did not write (it failed, or never started)
+            theirs = len(all_runs) if worker.runs_from is None else worker.runs_from
+            pages.write_runs(con, staging, all_runs, mine, theirs, anchors, claimed=True)
+            (staging / "index.html").write_text(index, encoding="utf-8")
+            for asset in ASSETS:
+                shutil.copyfile(REPORT_ASSETS_DIR / asset, staging / asset)
+            shutil.rmtree(staging / pages.CLAIMS)
         except BaseException:
+            if worker is not None:
+                worker.close()  # before the staging folder goes: it may still be writing into it
             shutil.rmtree(staging, ignore_errors=True)
             raise
     finally:
-        worker.close()
+        if worker is not None:
+            worker.close()
         con.close()
     swap_in(staging, out)
     return out / "index.html"
-
-
-def write_pages(con, staging, all_runs, anchors):
-    """The run and sentence pages and the assets, into the staging folder."""
-    (staging / "runs").mkdir(parents=True)
-    (staging / "sentences").mkdir()
-    streams = {name: ByRun(con, sql, **params) for name, (sql, params) in RUN_QUERIES.items()}
-    for number, run in enumerate(all_runs, 1):
-        sid = run["submission_id"]
-        print(f"report: run {number}/{len(all_runs)} {sid}", file=sys.stderr)
-        rows = {name: stream.take(sid) for name, stream in streams.items()}
-        anchor = anchors.get((run["campaign"], run["corpus"]), "")
-        (staging / runs.run_file(sid)).write_text(runs.run_page(run, rows, f"index.html#{anchor}"), encoding="utf-8")
-        if rows["examples"]:
-            (staging / runs.sentence_dir(sid)).mkdir()
-        for sent_idx, text in sentences.sentence_pages(run, rows):
-            (staging / runs.sentence_file(sid, sent_idx)).write_text(text, encoding="utf-8")
-    for stream in streams.values():
-        stream.close()
-    for asset in ASSETS:
-        shutil.copyfile(REPORT_ASSETS_DIR / asset, staging / asset)
 
 
 def swap_in(staging, out):

@@ -7,6 +7,7 @@ import os
 import pickle
 import subprocess
 import sys
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ import duckdb
 
 from srlens.children import cores
 from srlens.report import charts as ch
-from srlens.report import lambre_trends
+from srlens.report import lambre_trends, pages
 from srlens.report.markup import (
     Html,
     esc,
@@ -46,11 +47,13 @@ from srlens.report.queries import (
     SQL_PROJECTIVITY,
     SQL_RANKING,
     SQL_RULES,
+    SQL_RUNS,
     SQL_SIGNIFICANCE,
     SQL_UNUSED_CORPORA,
     TOP_RULES,
     TOP_SUBTREES,
     VIEWS,
+    fetch,
 )
 from srlens.report.runs import run_file
 from srlens.status import open_read_only
@@ -524,25 +527,34 @@ def index_html(con, warehouse):
 
 
 # ---------------------------------------------------------------------------------------------
-# The worker: `python -c WORKER ROOT WAREHOUSE` writes ("ok", index.html) or ("error", traceback),
-# pickled, to its stdout.
+# The worker: `python -c WORKER ROOT WAREHOUSE [STAGING STARTED]` writes ("ok", index.html, start)
+# or ("error", traceback), pickled, to its stdout; start: the index of the first run whose pages it
+# wrote into STAGING (the number of runs if none; None without STAGING).
 
 WORKER = """\
 import sys
 sys.path.insert(0, sys.argv[1])
 from srlens.report.overview import serve
-serve(sys.argv[2])
+serve(*sys.argv[2:])
 """
 
 
-def serve(warehouse):
+def serve(warehouse, staging=None, started=None):
     try:
         con = open_read_only(warehouse)
         try:
-            reply = ("ok", index_html(con, warehouse))
+            html = index_html(con, warehouse)
+            start = None
+            if staging is not None:  # the last runs' pages, those the report's process has not reached
+                staging, all_runs = Path(staging), fetch(con, SQL_RUNS)
+                start = pages.worker_share(staging, all_runs, time.time() - float(started))
+                if start < len(all_runs):
+                    print(f"report: the overview's worker writes runs {start + 1} to {len(all_runs)}", file=sys.stderr)
+                pages.write_runs(con, staging, all_runs, start, len(all_runs), corpus_anchors(con), claimed=True)
+            reply = ("ok", html, start)
         finally:
             con.close()
-    except BaseException:  # reported to the report's process, which writes the page itself
+    except BaseException:  # reported to the report's process, which writes the page and the runs itself
         reply = ("error", traceback.format_exc())
     pickle.dump(reply, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -550,21 +562,26 @@ def serve(warehouse):
 class Worker:
     """index.html written by a worker process while the report's process writes the run and
     sentence pages: the overview (its queries, and its charts, most of its time) needs nothing
-    from them. The worker is a fresh interpreter (`python -c` on this module) that opens the
+    from them. Given the report's staging folder, the worker then writes the pages of the last runs
+    (pages.worker_share). The worker is a fresh interpreter (`python -c` on this module) that opens the
     warehouse read-only itself: not multiprocessing, whose spawned child imports the caller's main
     script again, and no fork of a process that holds DuckDB's threads. html(con) returns the
     page; it is written by the report's process instead with one core, without a Python
     executable, with SRLENS_REPORT_WORKER=0, or when the worker cannot start or fails."""
 
-    def __init__(self, warehouse):
+    def __init__(self, warehouse, staging=None):
         self.warehouse = str(warehouse)
         self.process = None
+        self.runs_from = None  # the first run whose pages the worker wrote, once html() returned
         if cores() < 2 or not sys.executable or os.environ.get("SRLENS_REPORT_WORKER") == "0":
             return
         root = str(Path(__file__).resolve().parents[2])  # the folder that holds this srlens package
         try:
+            pages_args = [str(staging), repr(time.time())] if staging is not None else []
             self.process = subprocess.Popen(
-                [sys.executable, "-c", WORKER, root, self.warehouse], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE
+                [sys.executable, "-c", WORKER, root, self.warehouse, *pages_args],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
             )
         except OSError as e:
             print(f"report: no overview worker ({e}), index.html is written after the pages", file=sys.stderr)
@@ -575,10 +592,11 @@ class Worker:
                 out = self.process.stdout.read()
             code, self.process = self.process.wait(), None
             try:
-                status, value = pickle.loads(out)
+                status, value, *runs_from = pickle.loads(out)
             except Exception:
                 status, value = "error", f"exit code {code}, {len(out)} bytes of output"
             if status == "ok":
+                self.runs_from = runs_from[0]
                 return value
             print(f"report: the overview worker failed, index.html is written here:\n{value}", file=sys.stderr)
         return index_html(con, self.warehouse)

@@ -259,12 +259,13 @@ SQL_RUN_RELATIONS = """\
 with examples as (
     select submission_id, key as relation, count(*) as examples
     from error_examples
-    where kind = 'relation'
+    where kind = 'relation' and submission_id between $first and $last
     group by submission_id, key
 )
 select d.submission_id, d.relation, d.edges, d.matched, d.dea, coalesce(x.examples, 0) as examples
 from dea_by_relation d
 left join examples x using (submission_id, relation)
+where d.submission_id between $first and $last
 order by d.submission_id, d.dea, d.edges desc, d.relation"""
 
 SQL_RUN_SUBTREES = """\
@@ -274,7 +275,7 @@ SQL_RUN_SUBTREES = """\
 with cutoff as (
     select submission_id, view, list_min(max(suspicion, $top)) as cutoff
     from suspicious_subtrees
-    where is_suspicious
+    where is_suspicious and submission_id between $first and $last
     group by submission_id, view
 ),
 top as (
@@ -287,7 +288,7 @@ top as (
 examples as (
     select submission_id, view, key as subtree, count(*) as examples
     from error_examples
-    where kind = 'subtree'
+    where kind = 'subtree' and submission_id between $first and $last
     group by submission_id, view, key
 )
 select t.submission_id, t.view, t.subtree, t.c_f, t.c_f_fail, t.suspicion, coalesce(x.examples, 0) as examples
@@ -296,9 +297,11 @@ left join examples x using (submission_id, view, subtree)
 order by t.submission_id, t.view, t.suspicion desc, t.subtree"""
 
 SQL_RUN_BUCKETS = """\
-select submission_id, dimension, bucket_no, bucket, sentences, edges, dea, corpus_bleu, bleu_mean, lemmas,
-       lemma_recall
+-- edges and lemmas are sums (HUGEINT), which Arrow would hand over as decimals: as BIGINT they are ints
+select submission_id, dimension, bucket_no, bucket, sentences, edges::bigint as edges, dea, corpus_bleu, bleu_mean,
+       lemmas::bigint as lemmas, lemma_recall
 from bucket_scores
+where submission_id between $first and $last
 order by submission_id, dimension, bucket_no"""
 
 SQL_RUN_EXAMPLES = """\
@@ -306,6 +309,7 @@ select e.submission_id, e.kind, e.view, e.key, e.rank, e.sent_id, e.sent_idx, e.
        e.edges, e.missed, e.key_edges, e.key_missed, e.mining_score, s.bleu, s.dea
 from error_examples e
 left join sentence_scores s using (submission_id, sent_idx)
+where e.submission_id between $first and $last
 order by e.submission_id, e.kind, e.view, e.key, e.rank"""
 
 SQL_EXAMPLE_MISSED_EDGES = """\
@@ -315,6 +319,7 @@ SQL_EXAMPLE_MISSED_EDGES = """\
 with first as (
     select submission_id, sent_idx, min(rowid) as first_row
     from error_examples
+    where submission_id between $first and $last
     group by submission_id, sent_idx
 )
 select e.submission_id, e.sent_idx, e.missed_edges
@@ -325,7 +330,9 @@ order by e.submission_id, e.sent_idx"""
 SQL_EXAMPLE_REFERENCE_WORDS = """\
 -- The analysis tree (punctuation dropped, SPEC 1) of every example sentence of each run, with the
 -- occurrence of each lemma: the k-th reference word of a lemma aligns with the k-th output word.
-with examples as (select distinct submission_id, corpus, sent_idx from error_examples),
+with examples as (
+    select distinct submission_id, corpus, sent_idx from error_examples where submission_id between $first and $last
+),
 words as (
     select w.corpus, w.sent_idx, w.pos, w.form, w.head_pos, w.deprel, w.lemma_lower,
            row_number() over (partition by w.corpus, w.sent_idx, w.lemma_lower order by w.pos) as occurrence
@@ -344,11 +351,14 @@ select o.submission_id, o.sent_idx,
        o.form, o.lemma_lower,
        row_number() over (partition by o.submission_id, o.sent_idx, o.lemma_lower order by o.word_idx) as occurrence
 from intermediate.int_output_words o
-semi join (select distinct submission_id, sent_idx from error_examples) x using (submission_id, sent_idx)
-where not o.is_punct
+semi join (
+    select distinct submission_id, sent_idx from error_examples where submission_id between $first and $last
+) x using (submission_id, sent_idx)
+where not o.is_punct and o.submission_id between $first and $last
 order by o.submission_id, o.sent_idx, pos"""
 
-# The rows of a run's page and of its sentence pages: name -> (SQL, parameters).
+# The rows of a run's page and of its sentence pages: name -> (SQL, parameters). Each query also
+# takes $first and $last, the submission_ids of the runs it reads (a block of SQL_RUNS's rows).
 RUN_QUERIES = {
     "relations": (SQL_RUN_RELATIONS, {}),
     "subtrees": (SQL_RUN_SUBTREES, {"top": TOP_SUBTREES}),
@@ -371,31 +381,38 @@ def fetch(con, sql, **params):
 class ByRun:
     """The rows of a query for every run, sorted by submission_id (its first column), handed out
     one run at a time: take(submission_id) for each run in that order. The query runs on a cursor
-    of its own, so that the run pages' queries stream side by side and Python holds one run's rows."""
+    of its own, so that the run pages' queries stream side by side and Python holds one run's rows.
+    The rows come as Arrow record batches: their dicts are made in one call a batch, cheaper than
+    DuckDB's tuples zipped with the names in Python."""
 
     def __init__(self, con, sql, **params):
         self.cursor = con.cursor()
-        self.cursor.execute(sql, params)
-        self.names = [d[0] for d in self.cursor.description][1:]
-        self.rows, self.next = [], 0  # fetched rows; rows[next:] are not handed out yet
+        # a relation's reader: on an executed (DB-API) result DuckDB copies every row once more
+        self.batches = self.cursor.sql(sql, params=params).to_arrow_reader(10_000)
+        self.names = self.batches.schema.names[1:]
+        self.ids, self.rows, self.next = [], [], 0  # the fetched batch; rows[next:] are not handed out yet
 
     def take(self, submission_id):
         """The run's rows as dicts (without submission_id). Rows of runs before it are skipped."""
-        out, names = [], self.names
+        out = []
         while True:
-            rows, start = self.rows, self.next
-            while start < len(rows) and rows[start][0] < submission_id:
+            ids, start = self.ids, self.next
+            while start < len(ids) and ids[start] < submission_id:
                 start += 1
             end = start  # DuckDB and Python both sort strings by code point
-            while end < len(rows) and rows[end][0] == submission_id:
+            while end < len(ids) and ids[end] == submission_id:
                 end += 1
-            out += [dict(zip(names, row[1:])) for row in rows[start:end]]
+            out += self.rows[start:end]
             self.next = end
-            if end < len(rows):
+            if end < len(ids):
                 return out
-            self.rows, self.next = self.cursor.fetchmany(10_000), 0
-            if not self.rows:
+            try:
+                batch = self.batches.read_next_batch()
+            except StopIteration:
+                self.ids, self.rows, self.next = [], [], 0
                 return out
+            self.ids, self.rows, self.next = batch.column(0).to_pylist(), batch.select(self.names).to_pylist(), 0
 
     def close(self):
+        self.batches.close()
         self.cursor.close()
