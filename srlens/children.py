@@ -12,8 +12,8 @@ _libc = ctypes.CDLL(None, use_errno=True)  # loaded before any fork: the child o
 
 
 def die_with_parent(parent_pid):
-    """preexec_fn of dbt (and the start of a parse worker): the kernel SIGKILLs the child when its
-    parent dies, even by SIGKILL."""
+    """preexec_fn of dbt (and the start of a parse worker and of the report's worker): the kernel
+    SIGKILLs the child when its parent dies, even by SIGKILL."""
 
     def preexec():
         _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)

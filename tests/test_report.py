@@ -6,6 +6,7 @@ import html
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -587,6 +588,45 @@ def test_a_worker_that_dies_holding_claims_leaves_its_runs_to_the_report(built_w
     assert sorted(runs_written(err)) == sorted(all_runs)  # all by the report's process, once each
     assert files_of(out) == alone
     assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [".srlens-report"]
+
+
+def test_a_report_killed_outright_takes_its_worker_with_it(built_warehouse, tmp_path):
+    """SIGKILL runs no cleanup in the report's process: the kernel's parent-death signal must stop the
+    worker, or it would go on writing into a staging folder that the next report starts afresh."""
+    from srlens.build import process_start_time
+
+    wh = one_run_warehouse(built_warehouse, tmp_path / "w.duckdb")
+    pid_file = tmp_path / "worker.pid"
+    script = tmp_path / "report.py"
+    # a worker that says who it is, then would wait ten minutes before drawing anything
+    serve = "from srlens.report.overview import serve"
+    waits = f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(600)\n{serve}"
+    script.write_text(
+        "from srlens.report import overview, write_report\n"
+        "overview.cores = lambda: 2\n"
+        f"overview.WORKER = overview.WORKER.replace({serve!r}, {waits!r})\n"
+        f"write_report({str(wh)!r}, {str(tmp_path / 'out')!r})\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "SRLENS_REPORT_WORKER"}
+    with open(tmp_path / "report.err", "w") as err:
+        report = subprocess.Popen([sys.executable, str(script)], env=env, stderr=err)
+    try:
+        deadline = time.monotonic() + 120
+        while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+            assert report.poll() is None, (tmp_path / "report.err").read_text()[-2000:]
+            time.sleep(0.05)
+        worker = int(pid_file.read_text())
+        assert process_start_time(worker) is not None
+    finally:
+        report.kill()
+        report.wait()
+    deadline = time.monotonic() + 10
+    while process_start_time(worker) is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    outlived = process_start_time(worker) is not None
+    if outlived:
+        os.kill(worker, signal.SIGKILL)  # not left sleeping after the suite
+    assert not outlived, "the worker outlived the report's process"
 
 
 # --------------------------------------------------------------------------- in a real browser

@@ -261,10 +261,13 @@ _patterns: dict[tuple, EditCounts] = {}
 
 def pattern_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts:
     """``aligned_edit_counts``, looked up by the units' pattern of equal tokens where they are small."""
-    # A common prefix and suffix are matched by some optimal alignment (a match costs nothing and
-    # adds one to the matches the tie-break maximises), so they change neither I, D, S nor the
-    # tokens deleted and inserted (the suffix: see _edit_counts; the prefix: checked exhaustively
-    # in tests/test_accuracy.py). Stripped, more units share a pattern and the programme is smaller.
+    # A common prefix and suffix change neither I, D, S nor the tokens deleted and inserted, so
+    # they can be stripped. The suffix: see _edit_counts. The prefix p: on row p every cell is the
+    # stripped programme's cell minus p (d[p][j] = (j - p)k - p = d'[0][j - p] - p), and so for all
+    # i, j >= p; the backtrace is the stripped one until it reaches row or column p, and from
+    # (p, p + j') the optimal rest is j' insertions and p matches, which inserts out[p:p + j'] whatever
+    # words are matched (also checked exhaustively in tests/test_accuracy.py). Stripped, more units
+    # share a pattern and the programme is smaller.
     n, m = len(ref), len(out)
     start = 0
     while start < n and start < m and ref[start] == out[start]:

@@ -31,9 +31,10 @@ Most outputs skip steps 2 to 4 (_plain_words): when every chunk is one word of t
 reference chunk cut the same way wherever it occurs, or a plain unknown word, its words are known
 without the cutting and reading bookkeeping (docs/definitions.md, "The fast path").
 
-``srlens_aligned_words`` is an arrow UDF called once per block of sentences: one row holds
-the outputs of every run for those sentences, the sentences' token lines and the corpus
-vocabulary, so each sentence and each vocabulary is prepared once per block, not per output.
+``srlens_aligned_words`` is an arrow UDF whose rows hold about 64 outputs (int_output_words: a
+block of a corpus's sentences, for a group of at most 64 of its runs) with those sentences' token
+lines and the corpus vocabulary: each sentence is prepared once per row, not per output, and each
+vocabulary once per call.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ class Sentence:
     """One reference sentence: its text and token lines (ids and forms in file order)."""
 
     def __init__(self, text, token_ids, token_forms):
-        # Built once per sentence for every block of outputs: written for speed (locals, the
+        # Built once per sentence for every row of outputs: written for speed (locals, the
         # ASCII key inline, the rarer structures only where the sentence needs them).
         words, word_keys = [], []  # by word_id - 1
         tokens = []  # surface tokens: (form, key, indices of its words)
@@ -451,7 +452,7 @@ def _readings(pieces, sentence, vocabulary):
     return words
 
 
-# The arrow UDF: one row per block of sentences of one corpus.
+# The arrow UDF: one row per block of sentences of one corpus and group of its runs.
 OUTPUT_TYPE = "STRUCT(submission_id VARCHAR, sent_idx INTEGER, output_text VARCHAR)[]"
 SENTENCE_TYPE = "STRUCT(sent_idx INTEGER, text VARCHAR, token_ids VARCHAR[], token_forms VARCHAR[])[]"
 VOCABULARY_TYPE = "STRUCT(form VARCHAR, words VARCHAR[], n BIGINT)[]"
@@ -553,9 +554,9 @@ def _list_lengths(lists):
 
 
 def register(con: duckdb.DuckDBPyConnection) -> None:
-    """``srlens_aligned_words(outputs, sentences, vocabulary)``: the words of every output of a block.
+    """``srlens_aligned_words(outputs, sentences, vocabulary)``: the words of every output of a row.
 
-    outputs: the block's output texts; sentences: the token lines of the block's reference
+    outputs: the row's output texts; sentences: the token lines of the row's reference
     sentences (ids and forms, in file order); vocabulary: the corpus's entries (see Vocabulary).
     Returns one struct per output word, word_idx 1..n within each output, word_id NULL when
     no reference word matches.

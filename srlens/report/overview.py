@@ -531,11 +531,15 @@ def index_html(con, warehouse):
 # or ("error", traceback), pickled, to its stdout; start: the index of the first run whose pages it
 # wrote into STAGING (the number of runs if none; None without STAGING).
 
+# The worker dies with the report's process, even by SIGKILL (the kernel's parent-death signal):
+# left running, it would go on writing pages into a staging folder the next report starts afresh.
 WORKER = """\
 import sys
 sys.path.insert(0, sys.argv[1])
+from srlens.children import die_with_parent
+die_with_parent(int(sys.argv[2]))()
 from srlens.report.overview import serve
-serve(*sys.argv[2:])
+serve(*sys.argv[3:])
 """
 
 
@@ -579,7 +583,7 @@ class Worker:
         try:
             pages_args = [str(staging), repr(time.time())] if staging is not None else []
             self.process = subprocess.Popen(
-                [sys.executable, "-c", WORKER, root, self.warehouse, *pages_args],
+                [sys.executable, "-c", WORKER, root, str(os.getpid()), self.warehouse, *pages_args],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
             )
