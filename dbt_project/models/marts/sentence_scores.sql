@@ -6,6 +6,16 @@ with dea as (
     from {{ ref('int_dea_edges') }}
     where {{ changed_submission() }}
     group by all
+),
+
+-- The lengths of the lemma lists, not the lists: carried through the joins, the lists of 3.4M
+-- outputs did not fit a 3 GB memory limit at 10x (DuckDB could not pin a block).
+scored as (
+    select
+        submission_id, sent_idx, len(ref_lemmas) as reference_words, len(out_lemmas) as output_words,
+        has_reference, processor
+    from {{ ref('int_scored_outputs') }}
+    where {{ changed_submission() }}
 )
 
 select
@@ -17,10 +27,10 @@ select
     s.campaign,
     o.sent_idx,
     o.is_missing,
-    len(x.ref_lemmas) as reference_words,
-    len(x.out_lemmas) as output_words,
+    x.reference_words,
+    x.output_words,
     u.bleu,
-    case when len(x.ref_lemmas) > 1 then coalesce(d.matched_edges, 0) / (len(x.ref_lemmas) - 1) end as dea,
+    case when x.reference_words > 1 then coalesce(d.matched_edges, 0) / (x.reference_words - 1) end as dea,
     -- (NULL for a run of a reference-free corpus, issue 17: it has no reference edges to count)
     case when x.has_reference is not false then coalesce(d.edges, 0) end as dea_edges,
     case when x.has_reference is not false then coalesce(d.matched_edges, 0) end as dea_matched,
@@ -40,7 +50,7 @@ select
     h.adequacy_z
 from {{ ref('stg_outputs') }} o
 join {{ ref('stg_submissions') }} s using (submission_id)
-left join {{ ref('int_scored_outputs') }} x using (submission_id, sent_idx)
+left join scored x using (submission_id, sent_idx)
 left join {{ ref('stg_parsed_texts') }} pt on pt.text_hash = sha256(o.output_text) and pt.processor = x.processor
 left join {{ ref('int_sentence_udf_scores') }} u using (submission_id, sent_idx)
 left join dea d using (submission_id, sent_idx)
