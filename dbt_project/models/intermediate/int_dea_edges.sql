@@ -6,13 +6,16 @@
 -- Everything is matched on integers: ids of the reference sentences and outputs, and each lemma
 -- as its first position in the reference sentence (an output lemma the reference lacks is in no
 -- triple and is dropped). The triples and their ranks are computed once per reference sentence.
+{%- set id_bits = 20 %}
+{%- set id_slot = 2 ** id_bits %}  {#- one lemma id #}
+{%- set sentence_slot = 2 ** (2 * id_bits) %}  {#- a head's and a dependent's id below the sentence's #}
 with
 
 {{ numbered_outputs() }},
 
 -- A lemma's id (token_id) takes 20 bits of the keys below, a reference sentence's id the 23 bits
 -- above them (a larger id overflows the BIGINT, an error, not a collision).
-{{ reference_words(20) }},
+{{ reference_words(id_bits) }},
 
 -- The edges with their lemmas, their rank within their triple and the triple packed into one key
 -- (reference_id, head's id, dependent's id), so the joins below compare one integer, not three.
@@ -20,8 +23,8 @@ reference_edges as materialized (
     select
         s.reference_id, e.corpus, e.sent_idx, e.head_pos, e.dep_pos, e.distance, e.deprel, e.base_deprel,
         h.lemma_lower as head_lemma, d.lemma_lower as dep_lemma,
-        s.reference_id * 1099511627776 + h.token_id::bigint * 1048576 as head_key,
-        s.reference_id * 1099511627776 + h.token_id::bigint * 1048576 + d.token_id as triple_key,
+        s.reference_id * {{ sentence_slot }} + h.token_id::bigint * {{ id_slot }} as head_key,
+        s.reference_id * {{ sentence_slot }} + h.token_id::bigint * {{ id_slot }} + d.token_id as triple_key,
         d.token_id as dep_token_id,
         row_number() over (
             partition by s.reference_id, h.token_id, d.token_id, e.distance
@@ -41,7 +44,7 @@ triples as (
 output_words as (
     select
         o.output_id, w.pos, r.token_id,
-        o.reference_id * 1099511627776 + r.token_id::bigint * 1048576 as word_key
+        o.reference_id * {{ sentence_slot }} + r.token_id::bigint * {{ id_slot }} as word_key
     from {{ ref('int_output_lemmas') }} w
     join outputs o using (submission_id, sent_idx)
     join (select distinct reference_id, lemma_lower, token_id from reference_words) r
