@@ -6,6 +6,7 @@ tests compare against separately written (deliberately naive) implementations.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import random
 from collections import Counter
@@ -21,10 +22,12 @@ from srlens.udfs.accuracy import (
     EditCounts,
     accuracy_counts,
     aligned_edit_counts,
+    batch_edit_counts,
     edit_counts,
     pattern_edit_counts,
     register,
     sentence_accuracies,
+    srlens_accuracy_counts_arrow,
 )
 
 approx = pytest.approx
@@ -690,12 +693,11 @@ def test_a_common_prefix_changes_no_count_of_the_plain_dp():
                     assert plain_edit_counts(ref[start:], out[start:]) == plain_edit_counts(ref, out), (ref, out)
 
 
-def test_accuracy_counts_equal_the_python_definition():
-    # accuracy_counts (what srlens_accuracy_counts calls) against sentence_accuracies on random trees
-    # and outputs with repeated lemmas, missing and extra words, swaps and shuffles.
-    rng = random.Random(17)
-    for _ in range(5000):
-        n = rng.randint(0, 14)
+def random_sentences(rng, count, longest=14):
+    """(lemmas, heads, out): random trees and outputs with repeated lemmas, missing and extra words,
+    swaps and shuffles."""
+    for _ in range(count):
+        n = rng.randint(0, longest)
         lemmas = [rng.choice("abcdefg"[: rng.randint(1, 7)]) for _ in range(n)]
         # a random tree: the words attached in a random order, each to one attached before it
         attached = rng.sample(range(1, n + 1), n)
@@ -708,8 +710,66 @@ def test_accuracy_counts_equal_the_python_definition():
             if rng.random() < 0.2:
                 permuted[i], permuted[i + 1] = permuted[i + 1], permuted[i]
         out = [lemmas[i] for i in permuted if rng.random() > 0.1] + rng.sample("abcxy", rng.randint(0, 2))
+        yield lemmas, heads, out
+
+
+def test_accuracy_counts_equal_the_python_definition():
+    # accuracy_counts (what srlens_accuracy_counts calls) against sentence_accuracies
+    for lemmas, heads, out in random_sentences(random.Random(17), 5000):
         want = sentence_accuracies(lemmas, heads, out)
         assert accuracy_counts(lemmas, heads, out) == tuple(want[f] for f in COUNT_FIELDS), (lemmas, heads, out)
+
+
+def test_batched_dynamic_programme_equals_the_plain_dp():
+    # batch_edit_counts aligns many units in one set of arrays (padded to the longest, sorted by
+    # size): units of every size from empty on, ties everywhere (few distinct tokens), negative
+    # tokens as accuracy_counts gives unknown lemmas.
+    rng = random.Random(19)
+    pairs = []
+    for _ in range(3000):
+        alphabet = range(-2, rng.randint(0, 5))
+        ref = [rng.choice(alphabet) for _ in range(rng.randint(0, rng.choice((3, 12, 40))))]
+        if rng.random() < 0.5:
+            out = rng.sample(ref, len(ref))
+            for i in range(len(out) - 1):
+                if rng.random() < 0.1:
+                    out[i] = rng.choice(alphabet)
+        else:
+            out = [rng.choice(alphabet) for _ in range(rng.randint(0, 30))]
+        pairs.append((ref, out))
+    got = batch_edit_counts(pairs)
+    assert got.shape == (3000, 4)
+    for (ref, out), counts in zip(pairs, got.tolist()):
+        assert tuple(counts) == plain_edit_counts(ref, out), (ref, out)
+    assert batch_edit_counts([]).shape == (0, 4)
+    # the SPEC example's string unit: one move (module docstring of udfs/accuracy.py)
+    assert batch_edit_counts([([1, 2, 3, 4, 5, 6, 7, 8, 9], [1, 2, 5, 6, 9, 7, 8, 3, 4])]).tolist() == [[2, 2, 1, 1]]
+
+
+def test_the_batched_udf_equals_the_python_definition():
+    # srlens_accuracy_counts_arrow leaves the moves of the units that need the dynamic programme to
+    # one batch_edit_counts call per batch and adds them to their rows: longer sentences (many such
+    # units, strings and treelets) and NULL rows in between; the collector's state is restored.
+    rows = list(random_sentences(random.Random(23), 1500, longest=40))
+    rows[7] = (None, None, ["a"])
+    refs, heads, outs = (pa.array(column, type=pa.list_(t)) for column, t in zip(zip(*rows), TYPES))
+    got = srlens_accuracy_counts_arrow(refs, heads, outs).to_pylist()
+    for (lemmas, tree, out), counts in zip(rows, got):
+        if lemmas is None:
+            assert counts is None
+            continue
+        want = sentence_accuracies(lemmas, tree, out)
+        assert counts == {f: want[f] for f in COUNT_FIELDS}, (lemmas, tree, out)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        srlens_accuracy_counts_arrow(refs, heads, outs)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+TYPES = (pa.string(), pa.int32(), pa.string())
 
 
 def test_sql_accuracy_counts(con):

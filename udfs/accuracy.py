@@ -66,6 +66,7 @@ Edge values.
 
 from __future__ import annotations
 
+import gc
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
 from typing import Any, NamedTuple
@@ -79,6 +80,7 @@ __all__ = [
     "EditCounts",
     "accuracy_counts",
     "aligned_edit_counts",
+    "batch_edit_counts",
     "pattern_edit_counts",
     "edit_counts",
     "sentence_accuracies",
@@ -210,10 +212,108 @@ def edit_counts(ref: Sequence[str], out: Sequence[str]) -> EditCounts:
     return _edit_counts(list(ref), list(out))
 
 
+BATCH_UNITS = 64  # units per array of batch_edit_counts, similar sizes together (measured: 32 to 64 best)
+
+
+def batch_edit_counts(pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> np.ndarray:
+    """``edit_counts`` of many units of integer tokens at once, as a (units, 4) array of I, D, S, M:
+    the same programme (every cell, no band, which the backtrace does not need: see ``_edit_counts``)
+    and the same backtrace, in numpy over the units.
+
+    Units of similar size share an array. A row of the programme is, with c the diagonal step's cost,
+    d[i][j] = min(d[i-1][j-1] + c, d[i-1][j] + k, d[i][j-1] + k); unrolling the last term gives
+    d[i][j] = j*k + min over j' <= j of (a[j'] - j'*k), a the minimum of the first two terms (and
+    a[0] = d[i][0]), a running minimum along the row. The same integers, so the same cells. Then each
+    cell's backtrace step (diagonal, deletion, insertion, in _edit_counts' order of preference) is
+    computed for all cells, and the backtraces of all units follow their steps together.
+    """
+    units = len(pairs)
+    result = np.zeros((units, 4), dtype=np.int64)
+    if not units:
+        return result
+    n = np.fromiter(map(len, (ref for ref, _ in pairs)), np.int64, units)
+    m = np.fromiter(map(len, (out for _, out in pairs)), np.int64, units)
+    refs = np.fromiter((t for ref, _ in pairs for t in ref), np.int64, int(n.sum()))
+    outs = np.fromiter((t for _, out in pairs for t in out), np.int64, int(m.sum()))
+    ref_at, out_at = np.cumsum(n) - n, np.cumsum(m) - m
+    # Each cell's step, all units' arrays flattened into one: 0 diagonal match, 1 substitution,
+    # 2 deletion, 3 insertion, 4 the start (0, 0); unit u's cell (i, j) at base[u] + i * width[u] + j.
+    steps, base, width = [], np.empty(units, np.int64), np.empty(units, np.int64)
+    size = 0
+    order = np.argsort(np.maximum(n, m), kind="stable")
+    for start in range(0, units, BATCH_UNITS):
+        group = order[start : start + BATCH_UNITS]
+        gn, gm = n[group], m[group]
+        rows, cols = int(gn.max()), int(gm.max())
+        # padding: other tokens on both sides; cells beyond a unit's ends never reach its own cells
+        ref = np.full((len(group), rows), -1, np.int64)
+        out = np.full((len(group), cols), -2, np.int64)
+        inside = np.arange(rows) < gn[:, None]
+        ref[inside] = refs[(ref_at[group, None] + np.arange(rows))[inside]]
+        inside = np.arange(cols) < gm[:, None]
+        out[inside] = outs[(out_at[group, None] + np.arange(cols))[inside]]
+        # int32: a cell is at most (n + m) * k, k = min(n, m) + 1
+        k = (np.minimum(gn, gm) + 1).astype(np.int32)[:, None]
+        diagonal_cost = np.where(ref[:, :, None] == out[:, None, :], np.int32(-1), k[:, :, None])
+        jk = np.arange(cols + 1, dtype=np.int32) * k
+        d = np.empty((len(group), rows + 1, cols + 1), np.int32)
+        d[:, 0] = jk
+        for i in range(1, rows + 1):
+            prev, row = d[:, i - 1], d[:, i]
+            np.minimum(prev[:, :-1] + diagonal_cost[:, i - 1], prev[:, 1:] + k, out=row[:, 1:])
+            row[:, 1:] -= jk[:, 1:]
+            row[:, :1] = i * k
+            np.minimum.accumulate(row, axis=1, out=row)
+            row += jk
+        step = np.empty(d.shape, np.int8)
+        cell = d[:, 1:, 1:]
+        diagonal = cell == d[:, :-1, :-1] + diagonal_cost
+        deletion = cell == d[:, :-1, 1:] + k[:, :, None]
+        step[:, 1:, 1:] = np.where(diagonal, diagonal_cost > 0, np.where(deletion, 2, 3))
+        step[:, 0, :] = 3
+        step[:, :, 0] = 2
+        step[:, 0, 0] = 4
+        steps.append(step.ravel())
+        width[group] = cols + 1
+        base[group] = size + np.arange(len(group)) * d[0].size
+        size += step.size
+    step = np.concatenate(steps)
+    # the backtraces, all units together from their end cells; a finished one stays at (0, 0)
+    back = np.stack([width + 1, width + 1, width, np.ones(units, np.int64), np.zeros(units, np.int64)])
+    every = np.arange(units)
+    at = base + n * width + m
+    length = int((n + m).max())
+    taken = np.empty((length, units), np.int8)
+    cells = np.empty((length, units), np.int64)
+    for t in range(length):
+        taken[t] = s = step[at]
+        cells[t] = at
+        at = at - back[s, every]
+    result[:, 0] = (taken == 3).sum(axis=0)
+    result[:, 1] = (taken == 2).sum(axis=0)
+    result[:, 2] = (taken == 1).sum(axis=0)
+    # moves: per unit and token, min(deletions, insertions), summed over the tokens
+    dt, du = np.nonzero(taken == 2)
+    it, iu = np.nonzero(taken == 3)
+    if du.size and iu.size:
+        deleted = refs[ref_at[du] + (cells[dt, du] - base[du]) // width[du] - 1]
+        inserted = outs[out_at[iu] + (cells[it, iu] - base[iu]) % width[iu] - 1]
+        tokens, token = np.unique(np.concatenate([deleted, inserted]), return_inverse=True)
+        keys, key = np.unique(np.concatenate([du, iu]) * len(tokens) + token.ravel(), return_inverse=True)
+        key = key.ravel()
+        both = np.minimum(
+            np.bincount(key[: du.size], minlength=len(keys)), np.bincount(key[du.size :], minlength=len(keys))
+        )
+        np.add.at(result[:, 3], keys // len(tokens), both)
+    return result
+
+
 SMALL = 25  # cells of the dynamic programme below which aligned_edit_counts runs it directly (measured)
 
 
-def aligned_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts:
+def aligned_edit_counts(
+    ref: Sequence[Hashable], out: Sequence[Hashable], defer: list | None = None, tag: Any = None
+) -> EditCounts:
     """``edit_counts`` with a compiled edit distance: the same counts, most of them without the
     Python dynamic programme.
 
@@ -223,7 +323,9 @@ def aligned_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> Edi
     cost = W // (2k + 1) and S = W % (2k + 1) (S <= min(R, H) < k), hence I and D. Moves need the
     alignment itself (which tokens were deleted and inserted): zero when nothing is both deleted
     and inserted or no token occurs on both sides, from the token counts when nothing is
-    substituted, else the dynamic programme of ``edit_counts``.
+    substituted, else the dynamic programme of ``edit_counts``. With ``defer`` (a list) that
+    programme is left to ``batch_edit_counts``: ``(tag, ref, out)`` is appended and the counts come
+    back with 0 moves, for the caller to add the unit's moves from the batch.
     """
     if ref == out:
         return NO_EDITS
@@ -247,7 +349,9 @@ def aligned_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> Edi
         shared = sum(min(c, out_counts[t]) for t, c in Counter(ref).items())
         return EditCounts(insertions, deletions, 0, shared - (n - deletions))
     if not set(ref).isdisjoint(out):
-        return _edit_counts(ref, out, cost)
+        if defer is None:
+            return _edit_counts(ref, out, cost)
+        defer.append((tag, ref, out))
     return EditCounts(insertions, deletions, subs, 0)
 
 
@@ -259,8 +363,11 @@ PATTERNS_KEPT = 200_000  # then the table starts again, so its memory stays smal
 _patterns: dict[tuple, EditCounts] = {}
 
 
-def pattern_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts:
-    """``aligned_edit_counts``, looked up by the units' pattern of equal tokens where they are small."""
+def pattern_edit_counts(
+    ref: Sequence[Hashable], out: Sequence[Hashable], defer: list | None = None, tag: Any = None
+) -> EditCounts:
+    """``aligned_edit_counts``, looked up by the units' pattern of equal tokens where they are small;
+    ``defer`` and ``tag`` are passed on for the large units (the kept counts are always complete)."""
     # A common prefix and suffix change neither I, D, S nor the tokens deleted and inserted, so
     # they can be stripped. The suffix: see _edit_counts. The prefix p: on row p every cell is the
     # stripped programme's cell minus p (d[p][j] = (j - p)k - p = d'[0][j - p] - p), and so for all
@@ -280,7 +387,7 @@ def pattern_edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> Edi
         return EditCounts(m - start, n - start, 0, 0)
     ref, out = ref[start:n], out[start:m]
     if len(ref) * len(out) > PATTERN_CELLS:
-        return aligned_edit_counts(ref, out)
+        return aligned_edit_counts(ref, out, defer, tag)
     ids: dict[Hashable, int] = {}  # each token as the number of distinct tokens seen before it
     key = (tuple([ids.setdefault(t, len(ids)) for t in ref]), tuple([ids.setdefault(t, len(ids)) for t in out]))
     counts = _patterns.get(key)
@@ -441,11 +548,18 @@ def _reference(lemmas: Sequence[Hashable], heads: Sequence[int]) -> _Reference:
 
 
 def accuracy_counts(
-    ref_lemmas: Sequence[Hashable], ref_heads: Sequence[int], out_lemmas: Sequence[Hashable]
+    ref_lemmas: Sequence[Hashable],
+    ref_heads: Sequence[int],
+    out_lemmas: Sequence[Hashable],
+    defer: list | None = None,
+    row: int = 0,
 ) -> tuple[int, ...]:
     """``sentence_accuracies``' COUNT_FIELDS for lemmas already lower-cased, as the build computes
     them: the same units (the sentence's lemmas; each treelet's positions against its mapped output
-    words), aligned by ``pattern_edit_counts``, and the reference's part kept across runs."""
+    words), aligned by ``pattern_edit_counts``, and the reference's part kept across runs. With
+    ``defer``, the moves of the units that need the dynamic programme are left out and
+    ``((row, field), ref, out)`` appended for them (field: the index of string_moves or tree_moves
+    in COUNT_FIELDS), as ``srlens_accuracy_counts_arrow`` batches them."""
     if None in out_lemmas:
         raise ValueError("NULL lemma in output")
     reference = _reference(ref_lemmas, ref_heads)
@@ -473,14 +587,14 @@ def accuracy_counts(
                 out_orders[heads[pos - 1]].append(pos)
             if pos in treelets:
                 out_orders[pos].append(pos)
-    string = pattern_edit_counts(reference.tokens, out_tokens)
+    string = pattern_edit_counts(reference.tokens, out_tokens, defer, (row, 3))
     tree_ins = tree_del = tree_sub = tree_moves = correct = 0
     for head, members in treelets.items():
         out_order = out_orders.get(head, [])
         if out_order == members:  # positions are distinct: all present, in order
             correct += 1
             continue
-        edits = pattern_edit_counts(members, out_order)
+        edits = pattern_edit_counts(members, out_order, defer, (row, 7))
         tree_ins += edits.insertions
         tree_del += edits.deletions
         tree_sub += edits.substitutions
@@ -493,11 +607,32 @@ COUNTS_TYPE = pa.struct([(name, pa.int32()) for name in COUNT_FIELDS])
 
 def srlens_accuracy_counts_arrow(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:
     """Arrow-vectorized body of ``srlens_accuracy_counts``: one struct of counts (or NULL) per row."""
+    # The objects made here hold no reference cycles (lists, dicts, tuples of ints and strings).
+    # With the collector on, their number makes it rescan the kept references and patterns and
+    # the dbt process's heap again and again: 15 % of the UDF's CPU at campaign scale
+    # (docs/benchmarks.md, session 30). As udfs/aligned.py does.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _accuracy_counts_batch(ref_lemmas, ref_heads, out_lemmas)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _accuracy_counts_batch(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:
     rows = zip(ref_lemmas.to_pylist(), ref_heads.to_pylist(), out_lemmas.to_pylist())
-    results = [None if r is None or h is None or o is None else accuracy_counts(r, h, o) for r, h, o in rows]
+    defer: list = []  # the units whose moves need the dynamic programme: all of the batch's at once
+    results = [
+        None if r is None or h is None or o is None else accuracy_counts(r, h, o, defer, row)
+        for row, (r, h, o) in enumerate(rows)
+    ]
     nulls = np.array([c is None for c in results], dtype=bool)
     counts = np.array([(0,) * len(COUNT_FIELDS) if c is None else c for c in results], dtype=np.int32)
     counts = counts.reshape(len(results), len(COUNT_FIELDS))
+    if defer:
+        moves = batch_edit_counts([(ref, out) for _, ref, out in defer])[:, 3]
+        np.add.at(counts, tuple(np.array([tag for tag, _, _ in defer]).T), moves.astype(np.int32))
     return pa.StructArray.from_arrays(
         [pa.array(counts[:, i]) for i in range(len(COUNT_FIELDS))],
         fields=list(COUNTS_TYPE),
