@@ -254,28 +254,28 @@ def batch_edit_counts(pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> n
         out[inside] = outs[(out_at[group, None] + np.arange(cols))[inside]]
         # int32: a cell is at most (n + m) * k, k = min(n, m) + 1
         k = (np.minimum(gn, gm) + 1).astype(np.int32)[:, None]
-        diagonal_cost = np.where(ref[:, :, None] == out[:, None, :], np.int32(-1), k[:, :, None])
-        jk = np.arange(cols + 1, dtype=np.int32) * k
-        d = np.empty((len(group), rows + 1, cols + 1), np.int32)
-        d[:, 0] = jk
+        # e[i][j] = d[i][j] - j*k: then e[i][j] = min(e[i-1][j-1] + c - k, e[i-1][j] + k, e[i][j-1]),
+        # the running minimum of the first two terms (e[i][0] = i*k), and equal e mean equal d.
+        match = ref[:, :, None] == out[:, None, :]
+        diagonal_cost = np.where(match, -1 - k[:, :, None], np.int32(0))
+        e = np.empty((len(group), rows + 1, cols + 1), np.int32)
+        e[:, 0] = 0
         for i in range(1, rows + 1):
-            prev, row = d[:, i - 1], d[:, i]
+            prev, row = e[:, i - 1], e[:, i]
             np.minimum(prev[:, :-1] + diagonal_cost[:, i - 1], prev[:, 1:] + k, out=row[:, 1:])
-            row[:, 1:] -= jk[:, 1:]
             row[:, :1] = i * k
             np.minimum.accumulate(row, axis=1, out=row)
-            row += jk
-        step = np.empty(d.shape, np.int8)
-        cell = d[:, 1:, 1:]
-        diagonal = cell == d[:, :-1, :-1] + diagonal_cost
-        deletion = cell == d[:, :-1, 1:] + k[:, :, None]
-        step[:, 1:, 1:] = np.where(diagonal, diagonal_cost > 0, np.where(deletion, 2, 3))
+        cell = e[:, 1:, 1:]
+        deletion = cell == e[:, :-1, 1:] + k[:, :, None]
+        step = np.empty(e.shape, np.int8)
+        np.subtract(3, deletion, out=step[:, 1:, 1:], dtype=np.int8)
+        np.copyto(step[:, 1:, 1:], ~match, where=cell == e[:, :-1, :-1] + diagonal_cost)
         step[:, 0, :] = 3
         step[:, :, 0] = 2
         step[:, 0, 0] = 4
         steps.append(step.ravel())
         width[group] = cols + 1
-        base[group] = size + np.arange(len(group)) * d[0].size
+        base[group] = size + np.arange(len(group)) * e[0].size
         size += step.size
     step = np.concatenate(steps)
     # the backtraces, all units together from their end cells; a finished one stays at (0, 0)
