@@ -68,7 +68,6 @@ Edge values.
 
 from __future__ import annotations
 
-import gc
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
 from itertools import chain
@@ -78,6 +77,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 from rapidfuzz.distance import Levenshtein
+
+from srlens.udfs.collector import collector_paused
 
 __all__ = [
     "EditCounts",
@@ -613,14 +614,9 @@ def srlens_accuracy_counts_arrow(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:
     # The objects made here hold no reference cycles (lists, dicts, tuples of ints and strings).
     # With the collector on, their number makes it rescan the kept references and patterns and
     # the process's heap again and again: about 2 s of the model's 11.5 s CPU at campaign scale
-    # (docs/benchmarks.md, session 30). As udfs/aligned.py does.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    # (docs/benchmarks.md, session 30).
+    with collector_paused():
         return _accuracy_counts_batch(ref_lemmas, ref_heads, out_lemmas)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _accuracy_counts_batch(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:

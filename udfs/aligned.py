@@ -39,7 +39,6 @@ vocabulary once per call.
 
 from __future__ import annotations
 
-import gc
 import re
 import unicodedata
 from collections import Counter, defaultdict
@@ -48,6 +47,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from srlens.udfs.collector import collector_paused
 
 __all__ = ["key", "Sentence", "Vocabulary", "align", "register"]
 
@@ -470,13 +471,8 @@ def _udf_aligned_words(outputs: pa.Array, sentences: pa.Array, vocabularies: pa.
     # The objects made here hold no reference cycles. With the collector on, the many small
     # tuples and dicts make it rescan the whole (large) heap of the dbt process again and
     # again: 6 times slower on en_ewt train.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _aligned_words(outputs, sentences, vocabularies)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _aligned_words(outputs, sentences, vocabularies):
