@@ -101,7 +101,7 @@ parsed_by_user as (
             -- Only the reference words of the corpora and sentences aligned here. The two filters
             -- also bring DuckDB's estimate of this side below its estimate of the unnested words,
             -- which it cannot count: it then builds the join's hash table on the reference words,
-            -- not on the millions of output words (campaign: 10 % less CPU, 0.6 GB less memory).
+            -- not on the millions of output words (1x campaign: 6 % less CPU, 0.6 GB less memory).
             select * from {{ ref('int_reference_words') }}
             semi join (select distinct corpus from aligned_runs) using (corpus)
             semi join (select distinct corpus, sent_idx from outputs) using (corpus, sent_idx)
