@@ -234,8 +234,9 @@ def main():
         )
     labels = {
         "before": "before issue 20: whitespace tokens, `lower()`, k-th occurrence (plain SQL)",
-        "first UDF": f"issue 20 as first merged ({BASELINE_UDF_REV}): arrow UDF `srlens_aligned_words`, "
-        "one call per block of 256 sentences, every output through the whole tokenizer",
+        "first UDF": f"issue 20 as first merged ({BASELINE_UDF_REV}): its arrow UDF `srlens_aligned_words` "
+        "(every output through the whole tokenizer) on today's SQL, UDF rows of about 64 outputs (as merged, "
+        "one call per block of 256 sentences)",
         "after": "now: the same models and UDF with its fast path (chunks that are what they are whatever the "
         "output holds skip the cutting and reading steps; columns in and out of arrow; since session 29 UDF rows "
         "of about 64 outputs: 64 // runs sentences, runs in groups of 64)",

@@ -9,7 +9,8 @@ incremental model compiles to its full-refresh SQL. Each model runs in a fresh p
 revision's srlens on the path (its Python UDFs registered), on a read-only attachment of the
 warehouse, with DuckDB's profiler; its rows go to a Parquet file, and the two sides' files are
 compared row for row on the before side's columns (EXCEPT ALL both ways: equal means every value equal,
-floats to the bit; a column only the after side has is named, not compared).
+floats to the bit; a column only the after side has is named, not compared). Peak MB is the model
+process's peak resident memory (ru_maxrss: DuckDB, the Python UDFs and the process itself).
 Unlike profile_model.py this takes models with Jinja macros and UDFs (e.g. pairwise_significance).
 """
 
@@ -78,7 +79,8 @@ def run_one(warehouse, sql_file, parquet, memory_limit):
         walk(node)
     rows = con.execute("select count(*) from result").fetchone()[0]
     top = sorted(operators, key=lambda o: -o[0])[:4]
-    print(json.dumps({"wall": seconds, "cpu": cpu, "rows": rows, "operators": top}))
+    peak = usage.ru_maxrss / 1024  # MB: the process's peak resident memory, at the end of the model
+    print(json.dumps({"wall": seconds, "cpu": cpu, "peak": peak, "rows": rows, "operators": top}))
 
 
 def measure(tree, warehouse, sql, parquet, memory_limit):
@@ -158,8 +160,9 @@ def _table(args, warehouse, sides, tmp):
         f"one model at a time in a fresh process, before then after. 1-minute load average "
         f"{os.getloadavg()[0]:.1f} at the start (2 = both cores busy).",
         "",
-        "| model | before: wall s | before: CPU s | after: wall s | after: CPU s | rows | same rows |",
-        "|---|---:|---:|---:|---:|---:|:---:|",
+        "| model | before: wall s | before: CPU s | before: peak MB | after: wall s | after: CPU s | after: peak MB "
+        "| rows | same rows |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|:---:|",
     ]
     notes = []
     for model in args.models:
@@ -172,8 +175,8 @@ def _table(args, warehouse, sides, tmp):
         if added:
             same += f" (after adds {', '.join(added)})"
         lines.append(
-            f"| `{model}` | {b['wall']:.1f} | {b['cpu']:.1f} | {a['wall']:.1f} | {a['cpu']:.1f} "
-            f"| {a['rows']:,} | {same} |"
+            f"| `{model}` | {b['wall']:.1f} | {b['cpu']:.1f} | {b['peak']:,.0f} | {a['wall']:.1f} | {a['cpu']:.1f} "
+            f"| {a['peak']:,.0f} | {a['rows']:,} | {same} |"
         )
         for side in ("before", "after"):
             top = "; ".join(
