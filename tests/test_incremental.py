@@ -191,6 +191,49 @@ def test_an_incremental_build_equals_a_full_rebuild(incremental_warehouse, tmp_p
     assert len(tables["main.sentence_scores"]) == 3 * 200
 
 
+def summary_took_the_added_runs_form(warehouse):
+    """Whether the last build aggregated only the added runs' subtrees in suspicious_subtrees_summary."""
+    target = warehouse.parent / f".{warehouse.name}.dbt" / "target"
+    results = json.loads((target / "run_results.json").read_text())["results"]
+    (summary,) = [r for r in results if r["unique_id"] == "model.srlens.suspicious_subtrees_summary"]
+    return "added_subtrees" in summary["compiled_code"]
+
+
+def test_an_added_run_updates_the_other_subtrees_of_its_scopes_in_place(incremental_warehouse, tmp_path):
+    """Only runs added: suspicious_subtrees_summary aggregates again the subtrees the added run mined,
+    and updates submissions_in_scope and coverage_pct of its scopes' other subtrees. A build that
+    kept those rows as they were, or skipped a subtree of the run, would differ from the full rebuild."""
+    warehouse = tmp_path / "added.duckdb"
+    shutil.copyfile(incremental_warehouse[0], warehouse)
+    # a second corpus: the runs of one corpus mine nearly the same subtrees (the reference's)
+    load_treebank(warehouse, DEMO / "treebanks" / f"{FRENCH}.conllu", FRENCH)
+    load_outputs(warehouse, DEMO / "outputs" / FRENCH / "swaps.sr.txt", FRENCH, "perturb", "swaps")
+    build(warehouse, echo=False, processor="aligned")
+    summary = (
+        "select scope, scope_value, view, subtree, submissions, submissions_in_scope from suspicious_subtrees_summary"
+    )
+    before = {row[:4]: row[4:] for row in query(warehouse, summary)}
+    load_outputs(warehouse, DEMO / "outputs" / FRENCH / "random.sr.txt", FRENCH, "perturb", "random")
+    build(warehouse, echo=False, processor="aligned")
+    assert last_build(warehouse) is False
+    assert summary_took_the_added_runs_form(warehouse)
+    added = set(
+        query(
+            warehouse,
+            f"select view, subtree from suspicious_subtrees where submission_id = 'default/{FRENCH}/perturb/random'",
+        )
+    )
+    now = {row[:4]: row[4:] for row in query(warehouse, summary)}
+    scope_all = [key for key in now if key[0] == "all"]
+    kept = [key for key in scope_all if key[2:] not in added]
+    mined = [key for key in scope_all if key[2:] in added]
+    assert kept and mined
+    # the other subtrees: the same runs mined them, one run more in the scope
+    assert all(now[key] == (before[key][0], before[key][1] + 1) for key in kept)
+    assert all(now[key][0] == before[key][0] + 1 for key in mined)
+    assert_equal_to_a_full_rebuild(warehouse, tmp_path)
+
+
 def test_a_runs_team_and_campaign_come_and_go_with_it_in_the_mining_summary(incremental_warehouse, tmp_path):
     """suspicious_subtrees_summary is incremental by scope: a run of a new team in a new campaign adds
     those two scopes, and removing the run removes them again (the last build's team and campaign of a
@@ -204,9 +247,12 @@ def test_a_runs_team_and_campaign_come_and_go_with_it_in_the_mining_summary(incr
     build(warehouse, echo=False, processor="aligned")
     assert last_build(warehouse) is False
     assert sorted(query(warehouse, scopes)) == sorted([*before, ("campaign", "other"), ("team", "loner")])
+    assert summary_took_the_added_runs_form(warehouse)  # only a run was added
+    assert_equal_to_a_full_rebuild(warehouse, tmp_path)
     remove_run(warehouse, f"other/{CORPUS}/loner/solo")
     build(warehouse, echo=False, processor="aligned")
     assert last_build(warehouse) is False
+    assert not summary_took_the_added_runs_form(warehouse)  # a removed run: whole scopes again
     assert sorted(query(warehouse, "select * from intermediate.int_changed_scopes")) == sorted(
         [("all", "all"), ("campaign", "other"), ("corpus", CORPUS), ("team", "loner")]
     )

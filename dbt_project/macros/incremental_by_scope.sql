@@ -34,3 +34,86 @@
 {% macro changed_scopes_condition(changed, scope='scope', value='scope_value') -%}
     ({{ scope }}, {{ value }}) in (select scope, scope_value from {{ changed }})
 {%- endmacro %}
+
+{# Finer still, for suspicious_subtrees_summary (issue 18): when every changed run was added since the
+   last build (none reloaded or removed), each changed scope's runs only grew. A subtree that none of
+   the added runs mined then keeps its aggregates (submissions, suspicious_in, mean and max
+   suspicion, suspicious_share_pct): only submissions_in_scope and coverage_pct move, and they are
+   updated in place from the same expressions. The subtrees the added runs mined are deleted and
+   aggregated again over every run of the scope. A build with a reloaded or removed run deletes and
+   recomputes the whole changed scopes, as above. Whether the runs were only added is asked when the
+   node runs (so the model's SQL can take the cheaper form); false when dbt only parses. #}
+{% macro only_runs_added() %}
+    {#- the refs taken unconditionally, so that dbt sees the dependencies when it parses -#}
+    {%- set changed, built = ref('int_changed_submissions'), ref('stg_built_submissions') -%}
+    {%- if not (execute and is_incremental()) -%}
+        {%- do return(false) -%}
+    {%- endif -%}
+    {%- set changed_before = run_query(
+        'select count(*) from ' ~ changed ~ ' semi join ' ~ built ~ ' using (submission_id)') -%}
+    {%- do return(changed_before.columns[0].values()[0] == 0) -%}
+{% endmacro %}
+
+{# The (view, subtree) pairs of the added runs, with their corpus, team and campaign. #}
+{% macro added_subtrees() -%}
+    select distinct view, subtree, corpus, team, campaign
+    from {{ ref('suspicious_subtrees') }}
+    where submission_id in (select submission_id from {{ ref('int_changed_submissions') }})
+{%- endmacro %}
+
+{# Keeps the rows of suspicious_subtrees (aliased `t`) whose subtree an added run of the same scope value
+   (the expression `value` on `t`) mined; the model's CTE added_subtrees holds them. #}
+{% macro semi_join_added_subtrees(value) -%}
+    semi join (
+        select distinct {{ value }} as added_value, view as added_view, subtree as added_subtree
+        from added_subtrees
+    ) as a
+        on t.view = a.added_view and t.subtree = a.added_subtree and {{ value }} = a.added_value
+{%- endmacro %}
+
+{# A condition on rows of suspicious_subtrees_summary (or of suspicious_subtrees, aliased `t`, with the
+   scope's value expression): the subtree was mined by an added run of the row's scope. #}
+{% macro mined_by_added_run(scope_values) -%}
+    (
+    {%- for scope, value in scope_values.items() %}
+        (scope = {{ string_literal(scope) }} and (scope_value, view, subtree) in (
+            select distinct {{ value }}, view, subtree from added_subtrees))
+        {{- ' or' if not loop.last }}
+    {%- endfor %}
+    )
+{%- endmacro %}
+
+{# The runs of each computed scope that take part in mining (SPEC's denominator of coverage). #}
+{% macro mining_scope_sizes() -%}
+    {%- set scopes = {'all': "'all'", 'corpus': 'corpus', 'team': 'team', 'campaign': 'campaign'} -%}
+    with mining_submissions as (
+        select s.submission_id, s.corpus, s.team, s.campaign
+        from (select distinct submission_id from {{ ref('int_mining_sentences') }}) m
+        join {{ ref('stg_submissions') }} s using (submission_id)
+    )
+    {%- for scope, value in scopes.items() %}
+    select {{ string_literal(scope) }} as scope, {{ value }} as scope_value, count(*) as submissions_in_scope
+    from mining_submissions
+    where {{ changed_scope(scope, value) }}
+    group by scope_value
+    {{- '\n    union all' if not loop.last }}
+    {%- endfor %}
+{%- endmacro %}
+
+{% macro refresh_changed_subtrees() %}
+    {% if is_incremental() and only_runs_added() %}
+    -- only runs were added: the added runs' subtrees go (the model aggregates them again)...
+    with added_subtrees as ({{ added_subtrees() }})
+    delete from {{ this }}
+    where {{ changed_scopes_condition(ref('int_changed_scopes')) }}
+        and {{ mined_by_added_run({'all': "'all'", 'corpus': 'corpus', 'team': 'team', 'campaign': 'campaign'}) }};
+    -- ...and the other subtrees of the changed scopes keep their aggregates over more runs
+    update {{ this }} as t
+    set submissions_in_scope = n.submissions_in_scope,
+        coverage_pct = 100.0 * t.suspicious_in / n.submissions_in_scope
+    from ({{ mining_scope_sizes() }}) as n
+    where t.scope = n.scope and t.scope_value = n.scope_value and t.submissions_in_scope != n.submissions_in_scope
+    {% else %}
+    {{ delete_changed_scopes() }}
+    {% endif %}
+{% endmacro %}

@@ -1,4 +1,5 @@
-{{ incremental_by_scope() }}
+{{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail',
+          meta={'refreshed_by': 'scope'}, pre_hook="{{ refresh_changed_subtrees() }}") }}
 -- SPEC section 8 across submissions: for each view and subtree, how many submissions mined it,
 -- in how many it is suspicious, coverage and mean suspicion score (MSS). Like
 -- correlation_summary, each figure is given over all submissions (scope 'all', scope_value
@@ -15,25 +16,21 @@
 --   max_suspicion         the largest of those S(f)
 -- One row per scope, scope_value, view and subtree mined in at least one submission of the scope.
 -- An incremental build computes the scopes of the changed runs only (macros/incremental_by_scope.sql):
--- each scope below is its own aggregate, restricted to those scopes.
+-- each scope below is its own aggregate, restricted to those scopes; when runs were only added,
+-- to the subtrees the added runs mined (the pre-hook updates the scopes' other rows in place).
 {%- set scopes = {'all': "'all'", 'corpus': 'corpus', 'team': 'team', 'campaign': 'campaign'} %}
+{%- set only_added = only_runs_added() %}
 
 with
 
-mining_submissions as (
-    select s.submission_id, s.corpus, s.team, s.campaign
-    from (select distinct submission_id from {{ ref('int_mining_sentences') }}) m
-    join {{ ref('stg_submissions') }} s using (submission_id)
-),
+{% if only_added -%}
+    added_subtrees as (
+        {{ added_subtrees() }}
+    ),
+{% endif %}
 
 scoped_submissions as (
-    {%- for scope, value in scopes.items() %}
-        select {{ string_literal(scope) }} as scope, {{ value }} as scope_value, count(*) as submissions_in_scope
-        from mining_submissions
-        where {{ changed_scope(scope, value) }}
-        group by scope_value
-        {{- '\n    union all' if not loop.last }}
-    {%- endfor %}
+    {{ mining_scope_sizes() }}
 ),
 
 scoped_subtrees as (
@@ -41,15 +38,16 @@ scoped_subtrees as (
         select
             {{ string_literal(scope) }} as scope,
             {{ value }} as scope_value,
-            view,
-            subtree,
+            t.view,
+            t.subtree,
             count(*) as submissions,
-            count(*) filter (where is_suspicious) as suspicious_in,
-            avg(suspicion) filter (where is_suspicious) as mean_suspicion,
-            max(suspicion) filter (where is_suspicious) as max_suspicion
-        from {{ ref('suspicious_subtrees') }}
+            count(*) filter (where t.is_suspicious) as suspicious_in,
+            avg(t.suspicion) filter (where t.is_suspicious) as mean_suspicion,
+            max(t.suspicion) filter (where t.is_suspicious) as max_suspicion
+        from {{ ref('suspicious_subtrees') }} as t
+        {{ semi_join_added_subtrees(value) if only_added }}
         where {{ changed_scope(scope, value) }}
-        group by scope_value, view, subtree
+        group by scope_value, t.view, t.subtree
         {{- '\n    union all' if not loop.last }}
     {%- endfor %}
 )
