@@ -78,7 +78,7 @@ import numpy as np
 import pyarrow as pa
 from rapidfuzz.distance import Levenshtein
 
-from srlens.udfs.collector import collector_paused
+from .collector import collector_paused
 
 __all__ = [
     "EditCounts",

@@ -48,7 +48,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from srlens.udfs.collector import collector_paused
+from .collector import collector_paused
 
 __all__ = ["key", "Sentence", "Vocabulary", "align", "register"]
 

@@ -83,9 +83,14 @@
     )
 {%- endmacro %}
 
+{# The scopes of suspicious_subtrees_summary: each scope's value as an expression on a run's row. #}
+{% macro mining_scopes() -%}
+    {{ return({'all': "'all'", 'corpus': 'corpus', 'team': 'team', 'campaign': 'campaign'}) }}
+{%- endmacro %}
+
 {# The runs of each computed scope that take part in mining (SPEC's denominator of coverage). #}
 {% macro mining_scope_sizes() -%}
-    {%- set scopes = {'all': "'all'", 'corpus': 'corpus', 'team': 'team', 'campaign': 'campaign'} -%}
+    {%- set scopes = mining_scopes() -%}
     with mining_submissions as (
         select s.submission_id, s.corpus, s.team, s.campaign
         from (select distinct submission_id from {{ ref('int_mining_sentences') }}) m
@@ -106,7 +111,7 @@
     with added_subtrees as ({{ added_subtrees() }})
     delete from {{ this }}
     where {{ changed_scopes_condition(ref('int_changed_scopes')) }}
-        and {{ mined_by_added_run({'all': "'all'", 'corpus': 'corpus', 'team': 'team', 'campaign': 'campaign'}) }};
+        and {{ mined_by_added_run(mining_scopes()) }};
     -- ...and the other subtrees of the changed scopes keep their aggregates over more runs
     update {{ this }} as t
     set submissions_in_scope = n.submissions_in_scope,

@@ -18,7 +18,7 @@
 -- An incremental build computes the scopes of the changed runs only (macros/incremental_by_scope.sql):
 -- each scope below is its own aggregate, restricted to those scopes; when runs were only added,
 -- to the subtrees the added runs mined (the pre-hook updates the scopes' other rows in place).
-{%- set scopes = {'all': "'all'", 'corpus': 'corpus', 'team': 'team', 'campaign': 'campaign'} %}
+{%- set scopes = mining_scopes() %}
 {%- set only_added = only_runs_added() %}
 
 with
