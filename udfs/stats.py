@@ -193,21 +193,46 @@ def _list_values(column):
     return values, column.offsets.to_numpy()
 
 
+def _average_ranks(values):
+    """``scipy.stats.rankdata(values)`` (ties get the mean of their ranks) without its checks: an
+    average rank is a whole number or a half, exact in a double, so this gives the same values."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    counts = np.diff(np.r_[starts, len(values)])
+    ranks = np.empty(len(values))
+    ranks[order] = np.repeat(starts + (counts + 1) / 2, counts)
+    return ranks
+
+
+def _corrcoef_1_0(x_centred, y_centred):
+    """``np.corrcoef(np.vstack((x, y)))[1, 0]`` (scipy.stats.spearmanr's step on the ranks) given x and
+    y less their means (numpy's row means are the same sums): numpy's own operations in its order (the
+    same 2 x n product, scaling and clipping), so the same bits, without its argument handling."""
+    rows = np.vstack((x_centred, y_centred))
+    c = np.dot(rows, rows.T.conj())
+    c *= np.true_divide(1, rows.shape[1] - 1)
+    stddev = np.sqrt(np.diag(c))
+    c /= stddev[:, None]
+    c /= stddev[None, :]
+    np.clip(c, -1, 1, out=c)
+    return c[1, 0]
+
+
 def spearman_pairwise_arrow(x_column, y_column):
     (x_values, x_offsets), (y_values, y_offsets) = _list_values(x_column), _list_values(y_column)
     if not np.array_equal(np.diff(x_offsets), np.diff(y_offsets)):
         raise ValueError("spearman: lists of different lengths in one row")
-    from scipy import stats
-
     # A variable meets every other variable of its run, mostly with the same values (no NULLs on
-    # either side): its ranks are computed once per batch and values, not once per pair.
-    ranks = {}
+    # either side): its centred ranks are computed once per batch and values, not once per pair.
+    centred = {}
 
-    def rank(values):
+    def centred_ranks(values):
         key = values.tobytes()
-        if key not in ranks:
-            ranks[key] = stats.rankdata(values)
-        return ranks[key]
+        if key not in centred:
+            ranks = _average_ranks(values)
+            centred[key] = ranks - ranks.mean()
+        return centred[key]
 
     n = np.zeros(len(x_offsets) - 1, dtype=np.int64)
     rho = np.full(len(n), np.nan)
@@ -217,8 +242,7 @@ def spearman_pairwise_arrow(x_column, y_column):
         x, y = xs[both], ys[both]
         n[k] = len(x)
         if n[k] >= 3 and (x != x[0]).any() and (y != y[0]).any():  # else undefined (module doc)
-            # scipy.stats.spearmanr's own step: np.corrcoef of the (n, 2) average ranks, element [1, 0]
-            rho[k] = np.corrcoef(np.vstack((rank(x), rank(y))))[1, 0]
+            rho[k] = _corrcoef_1_0(centred_ranks(x), centred_ranks(y))
     p = _spearman_p(n, rho)
     return pa.StructArray.from_arrays(
         [pa.array(n), pa.array(rho, mask=~np.isfinite(rho)), pa.array(p, mask=~np.isfinite(p))],
