@@ -4,14 +4,15 @@
 -- run's list length as weight matrices, one matrix product per run and kind (udfs/resample.py).
 -- Pairs whose common sentences are both whole runs (the usual case) combine these sums;
 -- submission_scores' intervals use them too.
-with lists as (
+with lists as not materialized (
     select
         s.submission_id,
+        {{ significance_list_part(['s.submission_id']) }} as part,
         any_value(s.corpus) as corpus,
         {{ significance_statistics_list('s', 's.position') }} as statistics
     from {{ ref('int_significance_sentences') }} s
     where {{ changed_submission('s.submission_id') }}
-    group by s.submission_id
+    group by s.submission_id, part
 ),
 
 {{ significance_resampled_sums(['submission_id', 'corpus']) }}
