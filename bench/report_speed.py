@@ -12,7 +12,7 @@ the last runs' pages), the largest resident memory of the process and of its chi
 adds a third side: this tree without its worker (SRLENS_REPORT_WORKER=0), for the worker's wall gain
 and CPU cost. Equal reports: every file byte-equal, or (only in index.html) differing in the last
 bits of a data-sort float, as DuckDB's parallel avg() may between two runs of the same query.
---doc writes the section "Report at campaign scale, session 29" of docs/benchmarks.md. An earlier
+--doc writes the section "Report at campaign scale, session 31" of docs/benchmarks.md. An earlier
 report in the output folder is moved aside before a report and deleted after it, outside the measure
 (deleting 32,000 files makes the kernel work on, and that system CPU landed in the next report).
 """
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchmarks_doc import write_section  # noqa: E402
 
-TITLE = "Report at campaign scale, session 29"
+TITLE = "Report at campaign scale, session 31"
 
 # In the measured process: write the report, then print its own and its children's usage.
 CHILD = """

@@ -88,6 +88,7 @@ def cell(value, formatter):
 
 
 NUMBER_LIKE = re.compile(r"[-+<]?\d")  # 0.863 (#2), -0.5, 1,000+, <100: set right like numbers
+TAG = re.compile(r"<[^>]*>")
 
 
 def is_text(rows, key):
@@ -96,9 +97,14 @@ def is_text(rows, key):
     seen = False
     for row in rows:
         value = row[key]
+        if value.__class__ is str:  # nearly every value of a text column: the test below, cheaper
+            if NUMBER_LIKE.match(value):
+                return False
+            seen = True
+            continue
         if missing(value):
             continue
-        shown = html.unescape(re.sub(r"<[^>]*>", "", value)) if isinstance(value, Html) else value
+        shown = html.unescape(TAG.sub("", value)) if isinstance(value, Html) else value
         if not isinstance(shown, str) or NUMBER_LIKE.match(shown):
             return False
         seen = True
@@ -112,12 +118,17 @@ def table(rows, columns, cls=""):
     head = "".join(f'<th scope="col"{a}>{esc(h)}</th>' for (_, h, _), a in zip(columns, align))
     cols = [(k, f, f"<td{a}>", f"<td{a}") for (k, _, f), a in zip(columns, align)]
     parts = []
-    for row in rows:  # the report's tables have millions of cells: text cells (no data-sort) first
-        parts.append("<tr>")
+    for row in rows:  # the report's tables have millions of cells: sort_key and cell inlined for
+        parts.append("<tr>")  # the common types (text, numbers, links), the rest through them
         for k, f, td, td_open in cols:
             value = row[k]
-            if value.__class__ is str:
+            kind = value.__class__
+            if kind is str:
                 parts.append(f"{td}{esc(f(value))}</td>")
+            elif kind is int or (kind is float and value == value):
+                parts.append(f'{td_open} data-sort="{float(value)!r}">{esc(f(value))}</td>')
+            elif kind is Html:
+                parts.append(f"{td}{value}</td>")
             else:
                 parts.append(f"{td_open}{sort_key(value)}>{cell(value, f)}</td>")
         parts.append("</tr>")

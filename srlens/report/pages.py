@@ -47,16 +47,28 @@ def write_runs(con, staging, all_runs, start, stop, anchors, claimed=False):
             rows = {name: stream.take(sid) for name, stream in streams.items()}
             anchor = anchors.get((run["campaign"], run["corpus"]), "")
             page = runs.run_page(run, rows, f"index.html#{anchor}")
-            (staging / runs.run_file(sid)).write_text(page, encoding="utf-8")
+            write_file(f"{staging}/{runs.run_file(sid)}", page)
             if rows["examples"]:
                 (staging / runs.sentence_dir(sid)).mkdir(exist_ok=True)  # a failed worker may have made it
             for sent_idx, text in sentences.sentence_pages(run, rows):
-                (staging / runs.sentence_file(sid, sent_idx)).write_text(text, encoding="utf-8")
+                write_file(f"{staging}/{runs.sentence_file(sid, sent_idx)}", text)
             written += 1
     finally:
         for stream in streams.values():
             stream.close()
     return written
+
+
+def write_file(path, text):
+    """Path.write_text(text, encoding="utf-8") without its layers (a Path, a text stream, a buffer),
+    which cost more than the write itself for the report's 32,000 small pages."""
+    data = memoryview(text.encode())
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        while data:
+            data = data[os.write(fd, data) :]
+    finally:
+        os.close(fd)
 
 
 def worker_share(staging, all_runs, elapsed):

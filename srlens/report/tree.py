@@ -5,6 +5,9 @@ Inline SVG written as text (no matplotlib: one drawing per example sentence must
 Every edge is one <path class="arc">; a missed edge's path also has the class `missed`, and no
 other element has it, so the number of `.missed` elements is the number of missed edges."""
 
+import functools
+from typing import NamedTuple
+
 from srlens.report.markup import esc
 
 CHAR = 7.2  # px per character at the word font size (13px)
@@ -64,81 +67,111 @@ def tree_svg(words, output, missed):
     deprel and aligned (the output position it aligns with, or None). output: the output's words,
     dicts with pos (1..m), form and aligned (the reference position, or None). missed: the set of
     (head_pos, dep_pos) of the missed edges."""
-    ref_x, ref_width = centres([w["form"] for w in words])
+    ref = reference_drawing(tuple((w["pos"], w["form"], w["head_pos"], w["deprel"]) for w in words))
     out_x, out_width = centres([w["form"] for w in output])
-    x = dict(zip((w["pos"] for w in words), ref_x))
-    ox = dict(zip((w["pos"] for w in output), out_x))
-    arcs = [w for w in words if w["head_pos"]]
-    level = nesting_levels({w["pos"]: tuple(sorted((w["pos"], w["head_pos"]))) for w in arcs})
-    # an arc's foot at the head sits a little apart, so that the arcs meeting at a word stay
-    # distinguishable; its label goes just above the curve's apex (3/4 of the control height),
-    # nudged up where it would cover another label
-    feet = {w["pos"]: x[w["head_pos"]] + (3 if w["pos"] > w["head_pos"] else -3) for w in arcs}
-    by_level = sorted(arcs, key=lambda w: (level[w["pos"]], w["pos"]))
-    wanted = [
-        ((feet[w["pos"]] + x[w["pos"]]) / 2, -0.75 * arc_height(level[w["pos"]]) - 3, w["deprel"]) for w in by_level
-    ]
-    label_y = dict(zip((w["pos"] for w in by_level), place_labels(wanted)))
-    base = max([LABEL_HEIGHT - y for y in label_y.values()] + [40]) + 24  # the arcs' feet
-    words_y = base + WORD_ROW
-    out_y = words_y + OUT_ROW
-    width, height = max(ref_width, out_width), out_y + 14
+    opx = {w["pos"]: f"{v:.1f}" for w, v in zip(output, out_x)}
+    width, height = max(ref.width, out_width), ref.height
     parts = [
         (
             f'<svg class="tree" xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
             f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="reference tree of {len(words)} '
             f'words over the output; {len(missed)} missed edges">'
         ),
-        (
-            '<defs><marker id="arrow" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="5" markerHeight="5" '
-            'orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="context-stroke"/></marker></defs>'
-        ),
+        DEFS,
     ]
+    parts += [if_missed if edge in missed else if_matched for edge, if_matched, if_missed in ref.arcs]
+    parts += [if_missed if edge in missed else if_matched for edge, if_matched, if_missed in ref.labels]
+    for w, (aligned_start, dropped) in zip(words, ref.words):
+        if w["aligned"] is None:
+            parts.append(dropped)
+        else:
+            parts += (aligned_start, opx[w["aligned"]], ref.align_end)
+    for w in output:
+        cls = "out" if w["aligned"] is not None else "out extra"
+        parts.append(f'<text class="{cls}" x="{opx[w["pos"]]}" y="{ref.out_y}">{esc(w["form"])}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+DEFS = (
+    '<defs><marker id="arrow" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="5" markerHeight="5" '
+    'orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="context-stroke"/></marker></defs>'
+)
+
+
+class Drawing(NamedTuple):
+    """The reference tree's part of a drawing, as SVG text: arcs and labels as (edge, text if
+    matched, text if missed), edge = (head_pos, dep_pos) (None for the root); each word as (its
+    text and the start of its alignment line, to be followed by the output word's x and align_end;
+    its text if it has no output word)."""
+
+    width: float
+    height: float
+    out_y: str
+    arcs: list
+    labels: list
+    words: list
+    align_end: str
+
+
+@functools.lru_cache(maxsize=2048)  # the runs of a corpus share their example sentences' trees
+def reference_drawing(words):
+    """words: (pos, form, head_pos, deprel) of each reference word."""
+    ref_x, ref_width = centres([form for _, form, _, _ in words])
+    x = {pos: v for (pos, *_), v in zip(words, ref_x)}
+    arcs = [(pos, head, deprel) for pos, _, head, deprel in words if head]
+    level = nesting_levels({pos: (min(pos, head), max(pos, head)) for pos, head, _ in arcs})
+    # an arc's foot at the head sits a little apart, so that the arcs meeting at a word stay
+    # distinguishable; its label goes just above the curve's apex (3/4 of the control height),
+    # nudged up where it would cover another label
+    feet = {pos: x[head] + (3 if pos > head else -3) for pos, head, _ in arcs}
+    by_level = sorted(arcs, key=lambda a: (level[a[0]], a[0]))
+    wanted = [((feet[pos] + x[pos]) / 2, -0.75 * arc_height(level[pos]) - 3, deprel) for pos, _, deprel in by_level]
+    label_y = dict(zip((pos for pos, _, _ in by_level), place_labels(wanted)))
+    base = max([LABEL_HEIGHT - y for y in label_y.values()] + [40]) + 24  # the arcs' feet
+    words_y = base + WORD_ROW
+    out_y = words_y + OUT_ROW
     # every coordinate written with one decimal, each formatted once (a tree has thousands of them)
     px = {pos: f"{v:.1f}" for pos, v in x.items()}
-    opx = {pos: f"{v:.1f}" for pos, v in ox.items()}
-    b, wy, oy = f"{base:.1f}", f"{words_y:.1f}", f"{out_y:.1f}"
-    forms = [esc(w["form"]) for w in words]
+    b, wy = f"{base:.1f}", f"{words_y:.1f}"
+    forms = [esc(form) for _, form, _, _ in words]
     tops = {lv: f"{base - arc_height(lv):.1f}" for lv in set(level.values())}
-    labels = []  # drawn after every arc, so that no arc crosses a label
-    for w, form in zip(words, forms):
-        pos, head = w["pos"], w["head_pos"]
+    arc_parts, labels = [], []  # labels drawn after every arc, so that no arc crosses a label
+    for (pos, _, head, deprel), form in zip(words, forms):
         dep = px[pos]
         if not head:
-            parts.append(
+            arc = (
                 f'<path class="arc root" d="M{dep},12 L{dep},{b}" '
                 f'marker-end="url(#arrow)"><title>root: {form}</title></path>'
             )
-            labels.append(f'<text class="label" x="{dep}" y="9">root</text>')
+            label = f'<text class="label" x="{dep}" y="9">root</text>'
+            arc_parts.append((None, arc, arc))
+            labels.append((None, label, label))
             continue
         top = tops[level[pos]]
-        is_missed = (head, pos) in missed
         x1 = feet[pos]
         foot = f"{x1:.1f}"
-        deprel = esc(w["deprel"])
-        parts.append(
-            f'<path class="{"arc missed" if is_missed else "arc"}" d="M{foot},{b} C{foot},'
-            f'{top} {dep},{top} {dep},{b}" marker-end="url(#arrow)" '
-            f'data-head="{head}" data-dep="{pos}"><title>{deprel}: '
-            f"{forms[head - 1]} → {form} "
-            f'({"missed" if is_missed else "matched"})</title></path>'
+        deprel = esc(deprel)
+        path = (
+            f'" d="M{foot},{b} C{foot},{top} {dep},{top} {dep},{b}" marker-end="url(#arrow)" '
+            f'data-head="{head}" data-dep="{pos}"><title>{deprel}: {forms[head - 1]} → {form} ('
         )
-        labels.append(
-            f'<text class="label{" label-missed" if is_missed else ""}" x="{(x1 + x[pos]) / 2:.1f}" '
-            f'y="{base + label_y[pos]:.1f}">{deprel}</text>'
-        )
-    parts += labels
-    align_y1, align_y2 = f"{words_y + 5:.1f}", f"{out_y - 13:.1f}"
-    for w, form in zip(words, forms):
-        pos = w["pos"]
-        cls = "word" if w["aligned"] is not None else "word dropped"
-        parts.append(f'<text class="{cls}" x="{px[pos]}" y="{wy}">{form}</text>')
-        if w["aligned"] is not None:
-            parts.append(
-                f'<line class="align" x1="{px[pos]}" y1="{align_y1}" x2="{opx[w["aligned"]]}" y2="{align_y2}"/>'
+        arc_parts.append(
+            (
+                (head, pos),
+                f'<path class="arc{path}matched)</title></path>',
+                f'<path class="arc missed{path}missed)</title></path>',
             )
-    for w in output:
-        cls = "out" if w["aligned"] is not None else "out extra"
-        parts.append(f'<text class="{cls}" x="{opx[w["pos"]]}" y="{oy}">{esc(w["form"])}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+        )
+        place = f'" x="{(x1 + x[pos]) / 2:.1f}" y="{base + label_y[pos]:.1f}">{deprel}</text>'
+        labels.append(((head, pos), f'<text class="label{place}', f'<text class="label label-missed{place}'))
+    align_y1, align_y2 = f"{words_y + 5:.1f}", f"{out_y - 13:.1f}"
+    word_parts = [
+        (
+            f'<text class="word" x="{px[pos]}" y="{wy}">{form}</text>'
+            f'<line class="align" x1="{px[pos]}" y1="{align_y1}" x2="',
+            f'<text class="word dropped" x="{px[pos]}" y="{wy}">{form}</text>',
+        )
+        for (pos, *_), form in zip(words, forms)
+    ]
+    return Drawing(ref_width, out_y + 14, f"{out_y:.1f}", arc_parts, labels, word_parts, f'" y2="{align_y2}"/>')
