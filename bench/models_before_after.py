@@ -8,8 +8,8 @@ REV for the before side) with the vars of the warehouse's last build, on an empt
 incremental model compiles to its full-refresh SQL. Each model runs in a fresh process with that
 revision's srlens on the path (its Python UDFs registered), on a read-only attachment of the
 warehouse, with DuckDB's profiler; its rows go to a Parquet file, and the two sides' files are
-compared row for row on the before side's columns (EXCEPT ALL both ways: equal means every value equal,
-floats to the bit; a column only the after side has is named, not compared). Peak MB is the model
+compared row for row on the columns both sides have (EXCEPT ALL both ways: equal means every value
+equal, floats to the bit; a column only one side has is named, not compared). Peak MB is the model
 process's peak resident memory (ru_maxrss: DuckDB, the Python UDFs and the process itself).
 Unlike profile_model.py this takes models with Jinja macros and UDFs (e.g. pairwise_significance).
 """
@@ -93,20 +93,24 @@ def measure(tree, warehouse, sql, parquet, memory_limit):
 
 
 def same_rows(before, after):
-    """(rows that differ, columns only `after` has): compared on the before side's columns, so that
-    an internal key a model gains (e.g. int_subtrees' form_id) does not hide the others' equality."""
+    """(rows that differ, columns only `after` has, columns only `before` has): compared on the
+    columns both sides have, so that an internal column a model gains or drops (e.g. int_subtrees'
+    form_id) does not hide the others' equality."""
     import duckdb
 
     con = duckdb.connect()
     a, b = f"read_parquet('{before}')", f"read_parquet('{after}')"
-    columns = [r[0] for r in con.execute(f"describe from {a}").fetchall()]
-    added = [r[0] for r in con.execute(f"describe from {b}").fetchall() if r[0] not in columns]
+    before_columns = [r[0] for r in con.execute(f"describe from {a}").fetchall()]
+    after_columns = [r[0] for r in con.execute(f"describe from {b}").fetchall()]
+    columns = [c for c in before_columns if c in after_columns]
+    added = [c for c in after_columns if c not in before_columns]
+    dropped = [c for c in before_columns if c not in after_columns]
     cols = ", ".join(f'"{c}"' for c in columns)
     differ = con.execute(
         f"select (select count(*) from (select {cols} from {a} except all select {cols} from {b})) "
         f"+ (select count(*) from (select {cols} from {b} except all select {cols} from {a}))"
     ).fetchone()[0]
-    return differ, added
+    return differ, added, dropped
 
 
 def main():
@@ -169,11 +173,13 @@ def _table(args, warehouse, sides, tmp):
         figures = {}
         for side, (tree, sql) in sides.items():
             figures[side] = measure(tree, warehouse, sql[model], tmp / f"{side}-{model}.parquet", args.memory_limit)
-        differ, added = same_rows(tmp / f"before-{model}.parquet", tmp / f"after-{model}.parquet")
+        differ, added, dropped = same_rows(tmp / f"before-{model}.parquet", tmp / f"after-{model}.parquet")
         b, a = figures["before"], figures["after"]
         same = "yes" if differ == 0 and b["rows"] == a["rows"] else f"no ({differ} differ)"
         if added:
             same += f" (after adds {', '.join(added)})"
+        if dropped:
+            same += f" (after drops {', '.join(dropped)})"
         lines.append(
             f"| `{model}` | {b['wall']:.1f} | {b['cpu']:.1f} | {b['peak']:,.0f} | {a['wall']:.1f} | {a['cpu']:.1f} "
             f"| {a['peak']:,.0f} | {a['rows']:,} | {same} |"

@@ -193,6 +193,12 @@ FIGURE1_SUBTREES = {
 }
 
 
+def unpack_positions(packed):
+    """int_subtrees' packed_positions as position lists: 21 bits a word, top word first, 0 = no third."""
+    mask = (1 << 21) - 1
+    return [[p >> 42, (p >> 21) & mask] + ([p & mask] if p & mask else []) for p in packed]
+
+
 def test_figure1_subtrees_by_hand_in_all_four_views(hand):
     _, con = hand
     for view, expected in FIGURE1_SUBTREES.items():
@@ -206,10 +212,11 @@ def test_figure1_subtrees_by_hand_in_all_four_views(hand):
     # Repeated shapes are one row with every occurrence, top word first, in the string's order.
     rows = dict(
         con.execute(
-            "select subtree, positions from intermediate.int_subtrees where corpus = 'figure1' and view = 'dep' "
+            "select subtree, packed_positions from intermediate.int_subtrees where corpus = 'figure1' and view = 'dep' "
             "and subtree in ('(nmod (case compound))', '(root (obj (nmod)))', '(root (nsubj obj))')"
         ).fetchall()
     )
+    rows = {subtree: unpack_positions(packed) for subtree, packed in rows.items()}
     assert rows == {
         "(nmod (case compound))": [[8, 5, 6], [8, 5, 7]],
         "(root (obj (nmod)))": [[2, 4, 3], [2, 4, 8]],
@@ -436,9 +443,9 @@ def test_enumeration_equals_reference_on_every_treebank(warehouse_con, reference
         for (view, subtree), occ in found.items()
     }
     got = {
-        (c, i, v, s, n, str([list(p) for p in positions]))
-        for c, i, v, s, n, positions in warehouse_con.execute(
-            "select corpus, sent_idx, view, subtree, occurrences, positions from intermediate.int_subtrees"
+        (c, i, v, s, n, str(unpack_positions(packed)))
+        for c, i, v, s, n, packed in warehouse_con.execute(
+            "select corpus, sent_idx, view, subtree, occurrences, packed_positions from intermediate.int_subtrees"
         ).fetchall()
     }
     assert len(expected) > 100_000  # en_ewt test and the demo, all four views

@@ -19,6 +19,22 @@ sentence_words as (
     group by corpus, sent_idx
 ),
 
+-- The subtree's rows of the treebanks, with each occurrence's positions unpacked (int_subtrees keeps
+-- an occurrence in one BIGINT: top word << 42 | second word << 21 | third word, 0 = no third word).
+subtree_rows as (
+    select
+        t.corpus,
+        t.sent_idx,
+        t.occurrences,
+        list_transform(
+            t.packed_positions,
+            lambda p: [(p >> 42)::integer, ((p >> 21) & 2097151)::integer]
+            || case when p & 2097151 > 0 then [(p & 2097151)::integer] else [] end
+        ) as positions
+    from params p
+    join intermediate.int_subtrees t on t.view = p.view and t.subtree = p.subtree
+),
+
 examples as (
     select
         m.submission_id,
@@ -33,8 +49,8 @@ examples as (
         t.positions,
         list_transform(t.positions, lambda occurrence: list_transform(occurrence, lambda p: w.forms[p])) as subtree_words,
         row_number() over (partition by m.submission_id order by m.score, m.sent_idx) as example_no
-    from params p
-    join intermediate.int_subtrees t on t.view = p.view and t.subtree = p.subtree
+    from subtree_rows t
+    cross join params p
     join intermediate.int_mining_sentences m
         on m.corpus = t.corpus and m.sent_idx = t.sent_idx
         and m.is_fail and (p.submission_id is null or m.submission_id = p.submission_id)

@@ -12,16 +12,20 @@
 -- is written '_'. Labels are not escaped, so two different label triples can write the same
 -- subtree (lemma '1 000' as one dependent, '1' and '000' as two): the string is the subtree.
 --
--- occurrences counts the occurrences of the subtree in the sentence; positions lists them, each
--- as analysis positions in the order the words appear in the subtree string (top word first).
+-- occurrences counts the occurrences of the subtree in the sentence; packed_positions lists them
+-- in ascending order, each packed in one BIGINT (21 bits a word, 0 = no third word): the analysis
+-- positions in the order the words appear in the subtree string (top word first). Packed, because
+-- only error_examples (macro unpack_positions) and the recipe sql/examples/suspicious_subtree_examples.sql
+-- read them, for a few rows, and unpack those: unpacking and writing the lists of all 8 million rows
+-- here cost about a fifth of this model's CPU at campaign scale.
 -- form_id numbers the (view, subtree) forms of all treebanks 1..k in view/subtree order, so that
 -- later models join and count subtrees by an integer; it is internal to the build.
 --
 -- How it is computed (fast at campaign scale): the enumeration joins and groups integers, with
 -- each label numbered in string order within its view (comparing numbers compares labels). The
 -- strings are written once per distinct label triple, not once per occurrence, and numbered;
--- occurrences are then grouped by that number. An occurrence's positions travel packed in one
--- BIGINT (21 bits a word, 0 = no third word), whose order is the order of the position lists.
+-- occurrences are then grouped by that number. An occurrence's packed positions sort as its
+-- position list does.
 -- Set-based SQL: measured faster than a Python UDF doing the same enumeration per sentence
 -- (bench/mining_speed.py, section "Error mining").
 with
@@ -141,11 +145,7 @@ select
     f.view,
     f.subtree,
     g.occurrences,
-    list_transform(
-        g.packed,
-        lambda p: [(p >> 42)::integer, ((p >> 21) & 2097151)::integer]
-        || case when p & 2097151 > 0 then [(p & 2097151)::integer] else [] end
-    ) as positions,
+    g.packed as packed_positions,
     g.form_id
 from grouped g
 join corpora c on c.corpus_no = g.unit >> 35

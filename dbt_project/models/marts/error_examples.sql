@@ -44,7 +44,7 @@ relation_candidates as (
 relation_ranked as (
     select
         c.submission_id, 'relation' as kind, null::varchar as view, c.key, c.sent_idx,
-        c.key_missed, c.key_edges, null::double as mining_score, null::integer[][] as subtree_positions,
+        c.key_missed, c.key_edges, null::double as mining_score, null::bigint[] as packed_positions,
         row_number() over (
             partition by c.submission_id, c.key
             order by c.key_missed desc, c.key_missed / c.key_edges desc, s.bleu asc nulls last, c.sent_idx
@@ -80,7 +80,7 @@ most_suspicious as (
 
 -- With int_subtrees' form_id, the FAIL sentences that contain them are found and ranked by integers.
 subtree_candidates as (
-    select x.submission_id, x.view, x.subtree as key, p.form_id, m.sent_idx, m.score, t.positions
+    select x.submission_id, x.view, x.subtree as key, p.form_id, m.sent_idx, m.score, t.packed_positions
     from most_suspicious x
     join {{ ref('int_subtree_support') }} p using (corpus, view, subtree)
     -- the corpus in both conditions: a subtree's sentences are looked up in its run's corpus only
@@ -92,8 +92,7 @@ subtree_candidates as (
 subtree_ranked as (
     select
         c.submission_id, 'subtree' as kind, c.view, c.key, c.sent_idx,
-        null::bigint as key_missed, null::bigint as key_edges, c.score as mining_score,
-        c.positions as subtree_positions,
+        null::bigint as key_missed, null::bigint as key_edges, c.score as mining_score, c.packed_positions,
         row_number() over (
             partition by c.submission_id, c.form_id
             order by c.score asc, coalesce(e.missed, 0) desc, c.sent_idx
@@ -168,7 +167,7 @@ select
     r.key_edges,
     r.key_missed,
     r.mining_score,
-    r.subtree_positions,
+    {{ unpack_positions('r.packed_positions') }} as subtree_positions,  -- of the ranked rows alone
     coalesce(me.missed_edges, []) as missed_edges
 from ranked_outputs r
 join {{ ref('stg_sentences') }} ref on ref.corpus = r.corpus and ref.sent_idx = r.sent_idx
