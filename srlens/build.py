@@ -163,7 +163,8 @@ def build(
                 all_vars["signature"] = signature(all_vars)
                 base, last_base = base_state(files.building, all_vars, project_dir)
                 full = full_refresh or base != last_base
-                args = ["build", "--vars", json.dumps(all_vars)]
+                # --no-write-json: no manifest.json (srlens.dbt_main still writes run_results.json)
+                args = ["build", "--vars", json.dumps(all_vars), "--no-write-json"]
                 # dbt_project/selectors.yml: the models that depend on run data, and their tests
                 args += ["--full-refresh"] if full else ["--selector", "incremental_build"]
                 if echo:
