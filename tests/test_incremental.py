@@ -172,7 +172,7 @@ def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the
     assert restricted["pairwise_significance_values_in_range"] == "int_changed_corpora"
     key = "unique_key_suspicious_subtrees_summary_scope__scope_value__view__subtree"
     assert restricted[key] == "int_changed_scopes"
-    assert "unique_key_submission_scores_submission_id" not in restricted  # a table of every run, rebuilt
+    assert restricted["unique_key_submission_scores_submission_id"] == "int_changed_submissions"
     # its key does not hold the corpus (a run's pairs are all of its corpus, but the rule stays simple)
     assert "unique_key_pairwise_significance_metric__submission_a__submission_b" not in restricted
     assert 0 < len(restricted) < tests
