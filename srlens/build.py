@@ -334,8 +334,12 @@ def free_later(fd):
     """A process that holds `fd` until its stdin is closed, and so frees the file when it exits if `fd`
     was the file's last descriptor. Freeing a file takes about a second per GB where the file system
     is mounted with `discard` (docs/benchmarks.md, "Add one run, session 31"); the build need not wait
-    for it. A reader that still holds the old version keeps it, as before."""
-    return subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, pass_fds=(fd,))
+    for it. A reader that still holds the old version keeps it, as before. None if no process could
+    be started: the build then frees the file itself."""
+    try:
+        return subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, pass_fds=(fd,))
+    except OSError:
+        return None
 
 
 COPY_CHUNK = 8 << 20
