@@ -74,6 +74,24 @@ json.dump({"start": T0, "imported": T1, "steps": steps, "end": time.time(),
           open(sys.argv[2], "w"))
 """
 
+# --after-from-before: marks a copy of the before version's built warehouse as built by this checkout's
+# code (meta.builds' last base state), so that the after version's builds are incremental from the
+# same tables.
+MARK_BUILT = """
+import sys, duckdb
+import srlens.build as b
+from srlens import build_vars
+from srlens.signature import signature
+prepared, _ = b.prepare(sys.argv[1], "aligned", None, False)
+all_vars = {**prepared, **build_vars.check(None)}
+all_vars["signature"] = signature(all_vars)
+state, _ = b.base_state(sys.argv[1], all_vars, b.DBT_PROJECT_DIR)
+con = duckdb.connect(sys.argv[1])
+last = "select max(started_at) from meta.builds"
+con.execute(f"update meta.builds set base_state = ? where started_at = ({last})", [state])
+con.close()
+"""
+
 
 def code_digest():
     """Names this checkout's code: HEAD and the uncommitted changes (or, outside git, its files)."""
@@ -278,10 +296,17 @@ def render(args, outputs, size, results):
         + (f"--built {args.built.name} --corpus {args.corpus}" if args.built else f"--runs {args.runs}")
         + f" --rounds {args.rounds}"
         + (f" --before {args.before}" if args.before else "")
+        + (" --after-from-before" if args.after_from_before else "")
         + f"`: {what} with `srlens load-outputs` and "
         "`srlens build --processor aligned`, each in its own process, on the built warehouse and its dbt "
         "work folder as the full build left them, version after version in each round. "
-        f"{platform.machine()}, {os.cpu_count()} cores shared with the other engineers' jobs (1-minute load "
+        + (
+            "The after version starts from the before version's built warehouse, marked as built by its code "
+            "(`--after-from-before`), so that both build incrementally from the same tables. "
+            if args.after_from_before
+            else ""
+        )
+        + f"{platform.machine()}, {os.cpu_count()} cores shared with the other engineers' jobs (1-minute load "
         f"average {os.getloadavg()[0]:.1f} when done; after each round in the last row). Seconds (wall, CPU "
         "where said).",
         "",
@@ -318,6 +343,12 @@ def main():
     p.add_argument("--run-name", help="the added run's --run (default: the generated run's name)")
     p.add_argument("--campaign", default="bench")
     p.add_argument("--section", default=SECTION, help="the section of docs/benchmarks.md --doc writes")
+    p.add_argument(
+        "--after-from-before",
+        action="store_true",
+        help="with --before: the after version starts from the before version's built warehouse, its "
+        "builds incremental (for code whose full build gives the same tables; no full build of its own)",
+    )
     args = p.parse_args()
     if args.built and not (args.run_file and args.run_name):
         p.error("--built needs --run-file and --run-name")
@@ -356,11 +387,16 @@ def main():
         # A version's built warehouse is reused only while its code is the same (the digest of its files).
         tag = code_digest() if version == "after" else args.before
         name = f"built-{args.built.stem}" if args.built else f"built{args.runs}"
-        base = work / f"{name}-{version}-{tag}" / "built.duckdb"
+        start = f"-from-{args.before}" if version == "after" and args.after_from_before else ""
+        base = work / f"{name}-{version}-{tag}{start}" / "built.duckdb"
         if not base.exists():
             print(f"building {version}", file=sys.stderr)
             base.parent.mkdir()
-            warehouse = shutil.copy(loaded, base.parent / "srlens.duckdb")
+            if version == "after" and args.after_from_before:
+                warehouse = shutil.copy(bases["before"], base.parent / "srlens.duckdb")
+                run(code, ["-c", MARK_BUILT, str(warehouse)])
+            else:
+                warehouse = shutil.copy(loaded, base.parent / "srlens.duckdb")
             run(code, ["-c", DRIVER, str(warehouse), os.devnull])
             shutil.copytree(work_dir(warehouse), base.parent / "dbt")
             shutil.copy(warehouse, base)

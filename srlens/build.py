@@ -163,7 +163,8 @@ def build(
                 all_vars["signature"] = signature(all_vars)
                 base, last_base = base_state(files.building, all_vars, project_dir)
                 full = full_refresh or base != last_base
-                args = ["build", "--vars", json.dumps(all_vars)]
+                # --no-write-json: no manifest.json (srlens.dbt_main still writes run_results.json)
+                args = ["build", "--vars", json.dumps(all_vars), "--no-write-json"]
                 # dbt_project/selectors.yml: the models that depend on run data, and their tests
                 args += ["--full-refresh"] if full else ["--selector", "incremental_build"]
                 if echo:
@@ -315,12 +316,30 @@ def copy_and_hold(warehouse, building):
     copied = file_state(warehouse)
     copy_warehouse(warehouse, building)
     live = duckdb.connect(str(warehouse), read_only=True)
+    held = os.open(warehouse, os.O_RDONLY)  # closed after `live`: closing it would drop DuckDB's lock
     try:
         if file_state(warehouse) != copied:
             raise BuildError(f"{warehouse} was written while the build copied it: run srlens build again")
         yield copied
     finally:
+        # after the swap no name leads to the old version: its last descriptor frees it
+        freeing = free_later(held) if os.fstat(held).st_nlink == 0 else None
         live.close()
+        os.close(held)
+        if freeing:
+            freeing.stdin.close()
+
+
+def free_later(fd):
+    """A process that holds `fd` until its stdin is closed, and so frees the file when it exits if `fd`
+    was the file's last descriptor. Freeing a file takes about a second per GB where the file system
+    is mounted with `discard` (docs/benchmarks.md, "Add one run, session 31"); the build need not wait
+    for it. A reader that still holds the old version keeps it, as before. None if no process could
+    be started: the build then frees the file itself."""
+    try:
+        return subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, pass_fds=(fd,))
+    except OSError:
+        return None
 
 
 COPY_CHUNK = 8 << 20

@@ -1,13 +1,17 @@
 """dbt's command line for `srlens build` (srlens/build.py runs `python -m srlens.dbt_main ARGS`).
 
 The same as `python -m dbt.cli.main ARGS`, and the same exit codes (0 success, 1 failed nodes,
-2 an error), with two differences. With the one argument --arguments-on-stdin, the process imports
+2 an error), with three differences. With the one argument --arguments-on-stdin, the process imports
 dbt first and then reads its arguments, a JSON list, from a line of stdin: the build starts it
 before it copies the warehouse, whose copy then overlaps dbt's imports (no line: it exits, code 2).
 And the process ends as soon as dbt is done: the exit handlers run (dbt-duckdb's
 closes the DuckDB file, which checkpoints it; multiprocessing's removes dbt's semaphores; logging's
 flushes dbt.log), then os._exit skips tearing down the interpreter's objects, which took about a
 second of every build after dbt's last node (docs/benchmarks.md, "Add one run, session 25").
+With --no-write-json, run_results.json is still written to $DBT_TARGET_PATH (srlens/build.py and the
+benches read it):
+srlens build passes it to skip what it never reads, manifest.json above all, which dbt writes twice
+per invocation (1.5 MB of JSON on the campaign; docs/benchmarks.md, "Add one run, session 31").
 """
 
 import atexit
@@ -35,6 +39,9 @@ def main(args):
             return 2
         args = json.loads(line)
     result = dbtRunner().invoke(args)
+    target = os.environ.get("DBT_TARGET_PATH")  # srlens/build.py sets it
+    if "--no-write-json" in args and target and hasattr(result.result, "write"):
+        result.result.write(os.path.join(target, "run_results.json"))
     if isinstance(result.exception, (DbtUsageException, DbtInternalException)):  # dbt's log has the others
         print(f"dbt: {result.exception}", file=sys.stderr)
     return 0 if result.success else 1 if result.exception is None else 2

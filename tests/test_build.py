@@ -8,6 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+import srlens.build
 from srlens.build import DBT_PROJECT_DIR, BuildError, build, prepare, run_dbt
 from srlens.loaders.load import load_treebank
 from tests.conftest import EN_EWT_TEST, FIGURE1, require_shared
@@ -28,6 +29,7 @@ def test_failed_build_leaves_the_previous_warehouse(small_warehouse, tmp_path, m
     (broken / "models" / "marts" / "broken_mart.sql").write_text("select no_such_column from {{ ref('corpus_stats') }}")
     load_treebank(small_warehouse, EN_EWT_TEST, "en_ewt_test")  # new raw data the failed build must not publish
     monkeypatch.setenv("SRLENS_DBT_PROJECT", str(broken))
+    monkeypatch.setattr(srlens.build, "free_later", lambda fd: pytest.fail("nothing was replaced, nothing to free"))
     with pytest.raises(BuildError, match="warehouse is unchanged"):
         build(small_warehouse, echo=False)
     con = duckdb.connect(str(small_warehouse), read_only=True)
@@ -51,6 +53,24 @@ def test_reader_holding_the_file_open_keeps_a_consistent_view(small_warehouse):
     assert fresh.execute("select count(*) from sentence_complexity").fetchone() == (2078,)
     assert fresh.execute("select tree_depth from sentence_complexity where corpus = 'figure1'").fetchone() == (3,)
     fresh.close()
+
+
+def test_the_replaced_version_is_freed_by_a_helper_process(small_warehouse, monkeypatch):
+    """After the swap no name leads to the old file: the build hands its last descriptor to free_later's
+    process, which frees it when it ends (once the build closed its stdin), so the build does not wait."""
+    helpers, free_later = [], srlens.build.free_later
+
+    def recording(fd):
+        helpers.append((os.fstat(fd).st_ino, os.fstat(fd).st_nlink, free_later(fd)))
+        return helpers[-1][2]
+
+    monkeypatch.setattr(srlens.build, "free_later", recording)
+    old = small_warehouse.stat().st_ino
+    build(small_warehouse, echo=False)
+    assert small_warehouse.stat().st_ino != old
+    ((inode, links, helper),) = helpers
+    assert (inode, links) == (old, 0)
+    assert helper.wait(timeout=30) == 0
 
 
 def test_leftovers_are_removed_only_when_their_build_is_dead(tmp_path, capsys):

@@ -8,7 +8,7 @@ import shutil
 import duckdb
 import pytest
 
-from srlens.build import build
+from srlens.build import build, run_dbt
 from srlens.loaders.load import load_outputs, load_treebank
 from tests.conftest import REPO
 
@@ -45,6 +45,15 @@ def changed_copy(run_file, path):
     lines[first_text] = "# text = " + " ".join(reversed(lines[first_text][len("# text = ") :].split()))
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def manifest_nodes(warehouse, folder):
+    """dbt's nodes (their configs, the tests' metadata): `srlens build` writes no manifest.json
+    (--no-write-json), so `dbt parse` writes one into `folder`, with the last build's vars."""
+    ((dbt_vars,),) = query(warehouse, "select dbt_vars from meta.builds order by started_at desc limit 1")
+    ok, output = run_dbt(["parse", "--vars", dbt_vars], warehouse, folder, echo=False)
+    assert ok, output
+    return json.loads((folder / "target" / "manifest.json").read_text())["nodes"]
 
 
 def sentence_scores(warehouse):
@@ -112,14 +121,27 @@ def test_loading_runs_makes_the_next_build_incremental_over_those_runs_only(incr
     ]
 
 
-def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the_whole_verdict(incremental_warehouse):
+def test_a_build_writes_dbts_run_results_and_no_manifest(incremental_warehouse):
+    """srlens.dbt_main writes run_results.json itself under --no-write-json; meta.builds counts from it."""
+    warehouse, _ = incremental_warehouse
+    target = warehouse.parent / f".{warehouse.name}.dbt" / "target"
+    assert not (target / "manifest.json").exists()
+    ids = [r["unique_id"] for r in json.loads((target / "run_results.json").read_text())["results"]]
+    assert "model.srlens.sentence_scores" in ids
+    counts = query(warehouse, "select models, tests from meta.builds order by started_at desc limit 1")
+    assert counts == [(sum(i.startswith("model.") for i in ids), sum(i.startswith("test.") for i in ids))]
+
+
+def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the_whole_verdict(
+    incremental_warehouse, tmp_path
+):
     """Data tests that cost what they guard (issue 18). In the incremental build, a test of an incremental
     model that is row-wise, or a key holding the column the model is refreshed by (submission_id for a
     per-submission model, corpus for a per-corpus one), reads the changed submissions' (corpora's) rows
     only; every other test reads its whole table."""
     warehouse, _ = incremental_warehouse
     target = warehouse.parent / f".{warehouse.name}.dbt" / "target"
-    nodes = json.loads((target / "manifest.json").read_text())["nodes"]
+    nodes = manifest_nodes(warehouse, tmp_path)
     restricted, expected, tests = {}, {}, 0
     for result in json.loads((target / "run_results.json").read_text())["results"]:
         test = nodes.get(result["unique_id"])
@@ -150,17 +172,17 @@ def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the
     assert restricted["pairwise_significance_values_in_range"] == "int_changed_corpora"
     key = "unique_key_suspicious_subtrees_summary_scope__scope_value__view__subtree"
     assert restricted[key] == "int_changed_scopes"
-    assert "unique_key_submission_scores_submission_id" not in restricted  # a table of every run, rebuilt
+    assert restricted["unique_key_submission_scores_submission_id"] == "int_changed_submissions"
     # its key does not hold the corpus (a run's pairs are all of its corpus, but the rule stays simple)
     assert "unique_key_pairwise_significance_metric__submission_a__submission_b" not in restricted
     assert 0 < len(restricted) < tests
 
 
-def test_an_incremental_build_leaves_the_views_as_they_are_and_still_runs_their_tests(incremental_warehouse):
+def test_an_incremental_build_leaves_the_views_as_they_are_and_still_runs_their_tests(incremental_warehouse, tmp_path):
     """dbt_project/selectors.yml: no code changed since the last build, so no view is created again."""
     warehouse, _ = incremental_warehouse
     target = warehouse.parent / f".{warehouse.name}.dbt" / "target"
-    nodes = json.loads((target / "manifest.json").read_text())["nodes"]
+    nodes = manifest_nodes(warehouse, tmp_path)
     results = json.loads((target / "run_results.json").read_text())["results"]
     ran = [nodes[r["unique_id"]] for r in results if r["unique_id"] in nodes]  # (not the exposure)
     views = {u for u, n in nodes.items() if n["resource_type"] == "model" and n["config"]["materialized"] == "view"}

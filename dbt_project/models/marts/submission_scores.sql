@@ -1,9 +1,16 @@
+{{ incremental_by_submission() }}
 -- One row per run: corpus BLEU (nltk corpus_bleu from summed statistics), micro DEA,
--- and the means of the sentence scores over the sentences the run has.
+-- and the means of the sentence scores over the sentences the run has. Every input is a
+-- per-submission model, so a run's row depends on its own rows only.
 with sentences as (
     select s.*, u.bleu_stats as st
     from {{ ref('sentence_scores') }} s
-    left join {{ ref('int_sentence_udf_scores') }} u using (submission_id, sent_idx)
+    left join (
+        select submission_id, sent_idx, bleu_stats
+        from {{ ref('int_sentence_udf_scores') }}
+        where {{ changed_submission() }}
+    ) u using (submission_id, sent_idx)
+    where {{ changed_submission('s.submission_id') }}
 )
 
 select
