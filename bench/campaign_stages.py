@@ -75,24 +75,20 @@ def stage_load(work, warehouse):
     }
 
 
+def node_layer(model):
+    """The dbt layer of a model, by the project's naming rule (srlens build writes no manifest.json)."""
+    return "staging" if model.startswith("stg_") else "intermediate" if model.startswith("int_") else "marts"
+
+
 def dbt_node_times(warehouse):
     """Per dbt node: group (staging/intermediate/marts/tests), execution time, start and end (epoch s)."""
     target = Path(warehouse).parent / f".{Path(warehouse).name}.dbt" / "target"
     results = json.loads((target / "run_results.json").read_text())["results"]
-    folders = {}
-    manifest_path = target / "manifest.json"
-    if manifest_path.exists():
-        nodes = json.loads(manifest_path.read_text())["nodes"]
-        folders = {
-            uid: (node.get("fqn") or ["", "other"])[1] if len(node.get("fqn") or []) > 2 else "other"
-            for uid, node in nodes.items()
-            if uid.startswith("model.")
-        }
     out = []
     for r in results:
         uid = r["unique_id"]
         kind = uid.split(".")[0]
-        group = "tests" if kind == "test" else folders.get(uid, kind)
+        group = "tests" if kind == "test" else node_layer(uid.split(".")[-1]) if kind == "model" else kind
         spans = [
             (t["started_at"], t["completed_at"])
             for t in r.get("timing", [])
