@@ -29,6 +29,7 @@ from srlens.udfs.accuracy import (
     sentence_accuracies,
     srlens_accuracy_counts_arrow,
 )
+from srlens.udfs.collector import collector_paused
 
 approx = pytest.approx
 
@@ -767,6 +768,18 @@ def test_the_batched_udf_equals_the_python_definition():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_collector_stays_paused_until_the_last_overlapping_udf_ends():
+    # dbt runs two models at a time: a UDF that ends while another is still paused must not turn the
+    # collector back on under it, and the last one to end restores the state the first one found.
+    first, second = collector_paused(), collector_paused()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert not gc.isenabled()
+    second.__exit__(None, None, None)
+    assert gc.isenabled()
 
 
 TYPES = (pa.string(), pa.int32(), pa.string())
