@@ -33,9 +33,10 @@ def cpu():
 
 def through(sql, name):
     """The model's `with` clause through the end of the CTE `name`, and that CTE's body."""
-    start = sql.index(f"    {name} as (\n")
+    start = sql.index(f"    {name} as ")
+    body = sql.index("(\n", start) + 1  # after `as (` or `as materialized (`
     end = sql.index("\n    ),\n", start) + len("\n    )")
-    return sql[:end], sql[start + len(f"    {name} as (") : end - 1]
+    return sql[:end], sql[body : end - 1]
 
 
 def main():
