@@ -507,12 +507,8 @@ NP: non-projective sentences, S: submissions, MSS: mean suspicion score.</p>
 
 
 def index_html(con, warehouse):
-    """index.html: every section, its charts drawn (matplotlib imported here, by the process that
-    writes the page)."""
-    from matplotlib import rc_context
-
-    with rc_context(ch.RC):
-        report = render(con, run_file)
+    """index.html: every section, its charts drawn."""
+    report = render(con, run_file)
     try:
         build = con.execute(SQL_BUILD).fetchone()
     except duckdb.CatalogException:  # a warehouse built before meta.builds existed
