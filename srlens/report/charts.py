@@ -18,32 +18,13 @@ GRID = "#e4e4e4"
 # matplotlib's default cycle (tab10), as before: a run keeps its colour across the bucket panels
 CYCLE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 DASHES = [None, "5 2", "1.5 2", "6 2 1.5 2"]  # the 11th to 20th run dashed, and so on
-# colour maps as 11 evenly spaced stops, linearly interpolated (ColorBrewer's RdBu and viridis)
-RDBU_R = [
-    "#053061",
-    "#2166ac",
-    "#4393c3",
-    "#92c5de",
-    "#d1e5f0",
-    "#f7f7f7",
-    "#fddbc7",
-    "#f4a582",
-    "#d6604d",
-    "#b2182b",
-    "#67001f",
-]
+# colour maps as evenly spaced stops, linearly interpolated: ColorBrewer's RdBu (11 colours, as
+# matplotlib's RdBu_r) and viridis (17 samples: within 5/255 of matplotlib's 256)
+RDBU_R = ["#" + c for c in "053061 2166ac 4393c3 92c5de d1e5f0 f7f7f7 fddbc7 f4a582 d6604d b2182b 67001f".split()]
 VIRIDIS = [
-    "#440154",
-    "#482475",
-    "#414487",
-    "#355f8d",
-    "#2a788e",
-    "#21918c",
-    "#22a884",
-    "#44bf70",
-    "#7ad151",
-    "#bddf26",
-    "#fde725",
+    "#" + c
+    for c in """440154 48186a 472d7b 424086 3b528b 33638d 2c728e 26828e 21918c 1fa088 28ae80 3fbc73 5ec962
+                84d44b addc30 d8e219 fde725""".split()
 ]
 
 
@@ -131,7 +112,7 @@ class Svg:
         closing = "</circle>" if shape == "o" else "</polygon>"
         self.add(element + (f"><title>{escape(tip, quote=False)}</title>{closing}" if tip else "/>"))
 
-    def text(self, x, y, s, size=11, anchor="middle", rotate=0, fill=None, baseline="central", extra=""):
+    def text(self, x, y, s, size=11, anchor="middle", rotate=0, fill=None, baseline="central"):
         """Text at x, y; lines split at newlines go down from the first."""
         lines = str(s).split("\n")
         body = escape(lines[0], quote=False) + "".join(
@@ -142,7 +123,7 @@ class Svg:
             + (f' dominant-baseline="{baseline}"' if baseline else "")
             + (f' transform="rotate({-rotate} {x:.1f} {y:.1f})"' if rotate else "")
             + (f' fill="{fill}"' if fill else "")
-            + f"{extra}>{body}</text>"
+            + f">{body}</text>"
         )
 
     def title(self, y, s, size=12):
