@@ -14,9 +14,9 @@ def chart_trees(text):
 
 
 def svg_texts(svg):
-    """(x, y, text, text-anchor) of every text element; a rotated label ends at (x - 3, y) next to its tick."""
+    """(x, y, text, text-anchor) of every text element (its lines joined by newlines)."""
     return [
-        (float(t.get("x")), float(t.get("y")), "".join(t.itertext()), t.get("text-anchor"))
+        (float(t.get("x")), float(t.get("y")), "\n".join(t.itertext()), t.get("text-anchor"))
         for t in svg.iter(SVG + "text")
     ]
 

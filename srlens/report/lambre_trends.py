@@ -20,6 +20,7 @@ TITLE = "L'AMBRE across campaigns"
 ANCHOR = "lambre-trends"
 MARTS = ("campaign_trends", "rule_trends", "submission_scores")
 BLUE, ORANGE = "#4c72b0", "#dd8452"
+LEFT = 64  # pixels left of a plot: tick labels and the axis's name
 
 # Figure 5's points: every run of the campaign's corpus with a rule score, the reference team's runs
 # flagged (every one of them, as campaign_trends leaves them all out of its systems).
@@ -56,13 +57,13 @@ def _axes(svg, frame, xs, values, label, plot_width):
     """The plot area: campaigns on x (each name over its year: the axis is time, one step a
     campaign), the values' range on y."""
     lo, hi = padded(values)
-    ax = Axes(svg, (56, 34, plot_width, 170), (-0.5, len(xs) - 0.5), (lo, hi))
+    ax = Axes(svg, (LEFT, 34, plot_width, 170), (-0.5, len(xs) - 0.5), (lo, hi))
     ax.number_yticks(lo, hi, grid=True)
     dates = frame.drop_duplicates("campaign").set_index("campaign").campaign_date
     labels = [c if dates[c] is None or dates[c] != dates[c] else f"{c}\n{dates[c]:%Y}" for c in xs]
     ax.spines()
     ax.xticks(list(xs.values()), labels)
-    ax.ylabel(label, 44)
+    ax.ylabel(label, 50)
     return ax
 
 
@@ -73,7 +74,7 @@ def systems_chart(con, corpus, charts=None):
         return ""
     xs = _campaign_axis(frame)
     plot_width = max(150, 80 * len(xs))
-    svg = (charts or Charts("t")).new(56 + plot_width + 110, 250, f"{corpus}: rule score of the systems per campaign")
+    svg = (charts or Charts("t")).new(LEFT + plot_width + 110, 250, f"{corpus}: rule score of the systems per campaign")
     ax = _axes(svg, frame, xs, frame.rule_score, "rule score", plot_width)
     ax.title(f"{corpus}: systems per campaign")
     systems, references = frame[~frame.is_reference], frame[frame.is_reference]
@@ -98,9 +99,9 @@ def rule_medians_chart(con, language, top=TOP_RULES, charts=None):
     xs = _campaign_axis(frame)
     plot_width = max(150, 80 * len(xs))
     lines = [(rule_id.split("|", 2)[2], rows) for rule_id, rows in frame.groupby("rule_id", sort=True)]
-    legend_width = 40 + text_width([name for name, _ in lines], 9)
+    legend_width = 48 + text_width([name for name, _ in lines], 9)
     svg = (charts or Charts("t")).new(
-        56 + plot_width + legend_width, 250, f"{language}: median score of each rule per campaign"
+        LEFT + plot_width + legend_width, 250, f"{language}: median score of each rule per campaign"
     )
     ax = _axes(svg, frame, xs, frame.median_score, "median rule score", plot_width)
     ax.title(f"{language}: per-rule medians over campaigns")
