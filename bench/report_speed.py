@@ -52,7 +52,7 @@ print(json.dumps({"srlens": srlens.__file__, "wall": wall, "cpu": user + system,
 """
 
 DATA_SORT = re.compile(r'data-sort="([^"]*)"')
-CHART = re.compile(r'<div class="chart"><svg\b.*?</svg></div>', re.S)
+CHART = re.compile(r'<div class="chart"><svg\b.*?</svg>\s*</div>', re.S)  # matplotlib's SVG ended in a newline
 
 
 def extract(rev, work):
