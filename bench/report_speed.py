@@ -11,8 +11,10 @@ the last runs' pages), the largest resident memory of the process and of its chi
 1-minute load average at the start and at the end (2 = both cores of this machine busy). --serial
 adds a third side: this tree without its worker (SRLENS_REPORT_WORKER=0), for the worker's wall gain
 and CPU cost. Equal reports: every file byte-equal, or (only in index.html) differing in the last
-bits of a data-sort float, as DuckDB's parallel avg() may between two runs of the same query.
---doc writes the section "Report at campaign scale, session 31" of docs/benchmarks.md. An earlier
+bits of a data-sort float, as DuckDB's parallel avg() may between two runs of the same query, or in
+the charts' SVG alone (each <div class="chart"> compared as a whole, session 32: the charts are
+drawn by our own code since). --doc writes the section "Report charts, session 32" of
+docs/benchmarks.md. An earlier
 report in the output folder is moved aside before a report and deleted after it, outside the measure
 (deleting 32,000 files makes the kernel work on, and that system CPU landed in the next report).
 """
@@ -32,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from benchmarks_doc import write_section  # noqa: E402
 
-TITLE = "Report at campaign scale, session 31"
+TITLE = "Report charts, session 32"
 
 # In the measured process: write the report, then print its own and its children's usage.
 CHILD = """
@@ -50,6 +52,7 @@ print(json.dumps({"srlens": srlens.__file__, "wall": wall, "cpu": user + system,
 """
 
 DATA_SORT = re.compile(r'data-sort="([^"]*)"')
+CHART = re.compile(r'<div class="chart"><svg\b.*?</svg>\s*</div>', re.S)  # matplotlib's SVG ended in a newline
 
 
 def extract(rev, work):
@@ -88,10 +91,11 @@ def one_report(tree, warehouse, out, env=None):
 
 
 def compare(a, b):
-    """(files, byte-equal, equal but for data-sort float bits, different names or contents)."""
+    """(files, byte-equal, equal but for data-sort float bits, equal but for the charts (and those
+    bits), different names or contents)."""
     names_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     names_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
-    same = near = 0
+    same = near = charts = 0
     differ = [str(n) for n in sorted(set(names_a) ^ set(names_b))]
     for name in sorted(set(names_a) & set(names_b)):
         x, y = (a / name).read_bytes(), (b / name).read_bytes()
@@ -99,9 +103,13 @@ def compare(a, b):
             same += 1
         elif floats_apart(x.decode(), y.decode()):
             near += 1
+        elif len(CHART.findall(x.decode())) == len(CHART.findall(y.decode())) and floats_apart(
+            CHART.sub("<chart>", x.decode()), CHART.sub("<chart>", y.decode())
+        ):
+            charts += 1
         else:
             differ.append(str(name))
-    return len(names_a), same, near, differ
+    return len(names_a), same, near, charts, differ
 
 
 def floats_apart(x, y):
@@ -145,11 +153,14 @@ def main():
             )
     equal, differ = [], []
     for side, _, _ in sides[1:]:
-        files, same, near, apart = compare(args.work / "report-before", args.work / f"report-{side.replace(', ', '-')}")
+        files, same, near, charts, apart = compare(
+            args.work / "report-before", args.work / f"report-{side.replace(', ', '-')}"
+        )
         differ += apart
         equal.append(
             f"{side}: {files:,} files, {same:,} byte-equal, {near:,} equal but for the last bits of data-sort "
-            f"floats (within 1e-12), {len(apart):,} different{': ' + ', '.join(apart[:10]) if apart else ''}"
+            f"floats (within 1e-12), {charts:,} equal but for the charts' SVG (and such bits), "
+            f"{len(apart):,} different{': ' + ', '.join(apart[:10]) if apart else ''}"
         )
         print(equal[-1])
     equal = "; ".join(equal)

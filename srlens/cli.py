@@ -8,8 +8,8 @@ import sys
 import traceback
 from pathlib import Path
 
-# Only light modules here: each command imports what it needs (duckdb, pyarrow, pandas, dbt, stanza,
-# matplotlib) in its branch of run(), so that srlens --help and a load start in a fraction of a second.
+# Only light modules here: each command imports what it needs (duckdb, pyarrow, pandas, dbt, stanza)
+# in its branch of run(), so that srlens --help and a load start in a fraction of a second.
 # tests/test_load_campaign.py checks that importing this module loads none of them.
 from srlens import baseline, build_vars
 from srlens.build_vars import DEVICES, PROCESSOR_ENV, PROCESSORS, STANZA_DIR_ENV

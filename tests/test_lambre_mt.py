@@ -16,6 +16,7 @@ import csv
 import math
 import re
 import shutil
+from xml.etree import ElementTree
 
 import duckdb
 import numpy as np
@@ -29,6 +30,7 @@ from srlens.loaders.human import load_human, load_system_human
 from srlens.loaders.load import load_outputs, load_treebank
 from srlens.report.lambre_trends import SYSTEMS_SQL, rule_medians_chart, section, systems_chart
 from srlens.status import status
+from tests.chart_reading import SVG, nearest, svg_texts, y_scale
 from tests.conftest import SHARED, require_shared, table_snapshot
 from tests.lambre_mt_data import first_sentences, inject_agreement_errors, reverse_words
 
@@ -852,3 +854,25 @@ def test_each_format_by_the_command_is_matched_by_sent_id_or_by_order(tmp_path, 
         assert db.execute("select corpus, language from raw.reference_free_corpora").fetchall() == [("de_mt", "de")]
     finally:
         db.close()
+
+
+def test_figure_5_points_are_the_rule_scores_over_their_campaign(con):
+    svg = ElementTree.fromstring(systems_chart(con, "fr_mt"))
+    frame = con.execute(SYSTEMS_SQL, {"corpus": "fr_mt"}).df()
+    value, texts = y_scale(svg), svg_texts(svg)
+    campaigns = [(x, y, s.split("\n")[0], a) for x, y, s, a in texts if s.startswith("mt")]
+    got = []
+    for shape in ("circle", "polygon"):  # systems, then the reference runs' stars
+        for point in svg.iter(SVG + shape):
+            if point.find(SVG + "title") is None:
+                continue  # the legend's
+            if shape == "circle":
+                x, y = float(point.get("cx")), float(point.get("cy"))
+            else:
+                corners = [tuple(map(float, p.split(","))) for p in point.get("points").split()]
+                x, y = (sum(c[k] for c in corners[::2]) / 5 for k in (0, 1))  # the star's tips
+            got.append((shape == "polygon", nearest(campaigns, x, 0), value(y)))
+    expected = sorted(zip(frame.is_reference.astype(bool), frame.campaign, frame.rule_score))
+    got = sorted(got)
+    assert [g[:2] for g in got] == [e[:2] for e in expected] and len(expected) > 10
+    assert [g[2] for g in got] == pytest.approx([e[2] for e in expected], abs=0.002)

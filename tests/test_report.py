@@ -19,6 +19,18 @@ from matplotlib.image import imread
 from srlens.cli import main
 from srlens.report import queries as rpt
 from srlens.report import write_report
+from tests.chart_reading import (
+    SVG,
+    cells_of,
+    chart_trees,
+    close_colour,
+    linear,
+    matplotlib_rgb,
+    nearest,
+    svg_texts,
+    x_scale,
+    y_scale,
+)
 from tests.webdriver import ELEMENT, ENTER, SHIFT, Browser
 
 CHROMIUM_FLAGS = [
@@ -262,7 +274,7 @@ def test_page_is_self_contained(page_text, page_path):
     assert re.findall(r"<script\b[^>]*>", page_text) == ['<script src="report.js" defer>']
     assert re.findall(r"<link\b[^>]*>", page_text) == ['<link rel="stylesheet" href="report.css">']
     # every link of the page goes to a file the report wrote (run pages) or to an anchor of the page
-    targets = set(re.findall(r'(?:href|src)="(?!data:)([^"#]+)', page_text))  # data: the colour bars' PNG
+    targets = set(re.findall(r'(?:href|src)="([^"#]+)', page_text))
     assert {"report.js", "report.css"} < targets and any(t.startswith("runs/") for t in targets)
     assert all((page_path.parent / t).is_file() for t in targets)
     # campaign heatmap; ranking, buckets, heatmap, DEA, projectivity x 2 corpora
@@ -326,8 +338,27 @@ def test_rules_and_tested_projectivity_render(built_warehouse, tmp_path):
     charts = "\n".join(page.svgs)
     assert "perturb/swaps *" in charts and "baseline/gold *" not in charts
     assert "en|argstruct|obj|PRON>VERB|Case|dep" in charts
+    # the rules chart: a bar to each rule's mean, its whisker from the worst to the best run
+    text = (tmp_path / "out" / "index.html").read_text()
+    svg = next(s for s in chart_trees(text) if "rule score: mean" in "".join(s.itertext()))
+    value, names = x_scale(svg), [t for t in svg_texts(svg) if t[3] == "end"]
+    bars = {}
+    for bar in svg.iter(SVG + "rect"):
+        x, y, w, h = (float(bar.get(k)) for k in ("x", "y", "width", "height"))
+        bars[nearest(names, y + h / 2, 1)] = (value(x), value(x + w))
+    whiskers = {}
+    for line in svg.iter(SVG + "line"):
+        if line.get("y1") == line.get("y2") and line.get("stroke-width") == "0.9":
+            whiskers[nearest(names, float(line.get("y1")), 1)] = (
+                value(float(line.get("x1"))),
+                value(float(line.get("x2"))),
+            )  # noqa: E501
+    rules = ["en|agreement|det|DET>NOUN|Number", "en|argstruct|obj|PRON>VERB|Case|dep"]
+    assert sorted(bars) == sorted(whiskers) == rules
+    assert [bars[r] for r in rules] == [pytest.approx((0, 0.55), abs=0.003), pytest.approx((0, 1.0), abs=0.003)]
+    assert [whiskers[r] for r in rules] == [pytest.approx((0.2, 0.9), abs=0.003), pytest.approx((1.0, 1.0), abs=0.003)]
     # the copy has no meta.builds
-    assert "build time unknown" in (tmp_path / "out" / "index.html").read_text()
+    assert "build time unknown" in text
 
 
 def test_empty_marts_give_notes_not_errors(built_warehouse, tmp_path):
@@ -992,3 +1023,118 @@ def test_explorer_click_through_in_chromium(page_path, con, tmp_path):
         assert red.sum() > 200  # the highlighted arcs are drawn
     finally:
         browser.close()
+
+
+# --------------------------------------------------------------------------- the charts' geometry
+# The charts are read back as a reader would: a mark's position against the axis's tick labels.
+
+
+def test_heatmap_cells_sit_at_their_pair_in_the_colour_of_their_rho(page_text, con):
+    frame = con.execute("select metric_a, metric_b, rho from metric_correlations where campaign = 'demo'").df()
+    medians = frame.dropna().groupby(["metric_a", "metric_b"]).rho.median()
+    name = {label: metric for metric, label in rpt.METRICS.items()}
+    cells = cells_of(chart_trees(page_text)[0])  # the campaign's heatmap
+    assert len(cells) == len(medians) > 40
+    for row, column, fill, text in cells:
+        pair = (name[row], name[column]) if (name[row], name[column]) in medians else (name[column], name[row])
+        rho = medians[pair]
+        assert text == f"{rho:.2f}".replace("0.", ".", 1)
+        assert close_colour(fill, matplotlib_rgb("RdBu_r", (rho + 1) / 2)), (row, column, rho, fill)
+
+
+def test_ranking_cells_are_coloured_by_rank_and_show_the_value(page_text, con):
+    svg = chart_trees(corpus_part(page_text, "c0-k0", "c0-k1"))[0]
+    ranked = con.execute(rpt.SQL_RANKING, {"campaign": "demo", "corpus": "en_ewt_demo"}).df()
+    runs = ranked.groupby("score").submission.count()
+    label = {v: k for k, v in rpt.SCORES.items()}
+    expected = {(r.submission, r.score): (r.rank, r.value) for r in ranked.itertuples()}
+    cells = cells_of(svg)
+    assert len(cells) == len(expected) == 8 * len(runs)
+    for submission, column, fill, text in cells:
+        score = label[column]
+        rank, value = expected[submission, score]
+        assert text == f"{value:.2f}"
+        assert close_colour(fill, matplotlib_rgb("viridis", (rank - 1) / (runs[score] - 1))), (submission, score)
+
+
+def test_dea_boxes_are_the_quartiles_of_the_mart(page_text, con):
+    svg = next(
+        s for s in chart_trees(corpus_part(page_text, "c0-k0", "c0-k1")) if "box: quartiles" in "".join(s.itertext())
+    )
+    frame = con.execute(
+        rpt.SQL_CORPUS_DEA, {"campaign": "demo", "corpus": "en_ewt_demo", "min_edges": rpt.MIN_EDGES}
+    ).df()
+    value = y_scale(svg)
+    relations = [t for t in svg_texts(svg) if t[3] == "end" and t[1] > 200]  # the labels under the axis
+    boxes = svg.findall(SVG + "g")
+    assert len(boxes) == len(frame) > 10
+    for box, row in zip(boxes, frame.itertuples()):
+        whisker, median = box.findall(SVG + "line")
+        rect = box.find(SVG + "rect")
+        diamond = [float(p.split(",")[1]) for p in box.find(SVG + "polygon").get("points").split()]
+        assert nearest(relations, float(whisker.get("x1")) + 3, 0) == row.relation
+        top, height = float(rect.get("y")), float(rect.get("height"))
+        got = [float(whisker.get("y1")), top + height, float(median.get("y1")), top, float(whisker.get("y2"))]
+        assert [value(p) for p in got] == pytest.approx(
+            [row.dea_min, row.dea_q1, row.dea_median, row.dea_q3, row.dea_max], abs=0.002
+        )
+        assert value(sum(diamond) / len(diamond)) == pytest.approx(row.dea_mean, abs=0.002)
+
+
+def test_bucket_chart_points_are_the_marts_values_in_the_runs_colours(page_text, con):
+    svg = next(
+        s for s in chart_trees(corpus_part(page_text, "c0-k0", "c0-k1")) if "sentence length" in "".join(s.itertext())
+    )
+    frame = con.execute(rpt.SQL_BUCKETS, {"campaign": "demo", "corpus": "en_ewt_demo"}).df().dropna(subset=["value"])
+    expected = {(r.dimension.replace("_", " "), r.submission, r.bucket): r.value for r in frame.itertuples()}
+    # the legend: each run's name after its line and marker
+    children = list(svg)
+    colour = {e.text: children[k - 1].get("fill") for k, e in enumerate(children) if e.tag == SVG + "text"}
+    run_of = {colour[run]: run for run in frame.submission}
+    assert len(run_of) == 8
+    texts = svg_texts(svg)
+    got = {}
+    for circle in svg.iter(SVG + "circle"):
+        if circle.find(SVG + "title") is None:
+            continue  # a legend's marker
+        cx, cy = float(circle.get("cx")), float(circle.get("cy"))
+        # the panel: its y axis's labels 0.0 and 1.0 nearest left of the point, its title above them,
+        # its buckets under it
+        zeros = [(x, y) for x, y, s, a in texts if s == "0.0" and a == "end" and x < cx and y + 3 >= cy]
+        x0, y0 = max(zeros, key=lambda p: (p[0], -p[1]))  # the nearest left, then the nearest below
+        (y1,) = [y for x, y, s, a in texts if s == "1.0" and x == x0 and y0 - 300 < y < y0]
+        title = min(
+            (t for t in texts if t[3] == "middle" and y1 - 25 < t[1] < y1 - 5 and t[0] > x0),
+            key=lambda t: abs(t[0] - cx),
+        )
+        ticks = [(x - 3 if a == "end" else x, y, s, a) for x, y, s, a in texts if y0 + 5 < y < y0 + 15 and x > x0]
+        bucket = nearest(ticks, cx, 0)
+        got[title[2].removesuffix(" (lemma recall)"), run_of[circle.get("fill")], bucket] = linear(y0, y1, 0, 1)(cy)
+    assert got.keys() == expected.keys()
+    assert [got[k] for k in expected] == pytest.approx(list(expected.values()), abs=0.002)
+
+
+def test_projectivity_bars_are_the_medians(page_text, con):
+    svg = next(
+        s for s in chart_trees(corpus_part(page_text, "c0-k0", "c0-k1")) if "median bleu" in "".join(s.itertext())
+    )
+    frame = con.execute(rpt.SQL_PROJECTIVITY, {"campaign": "demo", "corpus": "en_ewt_demo"}).df()
+    value = x_scale(svg)
+    children = list(svg)  # the legend: each label after its colour's box
+    side = {
+        children[k - 1].get("fill"): e.text
+        for k, e in enumerate(children)
+        if e.text in ("projective", "non-projective")
+    }
+    names = [t for t in svg_texts(svg) if t[3] == "end"]
+    got = {}
+    for bar in svg.iter(SVG + "rect"):
+        if bar.find(SVG + "title") is not None:
+            x, y, w, h = (float(bar.get(k)) for k in ("x", "y", "width", "height"))
+            got[nearest(names, y + h / 2, 1).removesuffix(" *"), side[bar.get("fill")]] = value(x + w) - value(x)
+    assert len(got) == 2 * len(frame) == 16
+    assert got == pytest.approx(
+        {(r.submission, "projective"): r.median_projective for r in frame.itertuples()}
+        | {(r.submission, "non-projective"): r.median_nonprojective for r in frame.itertuples()},
+        abs=0.002,
+    )

@@ -7,7 +7,7 @@
     DIR/.srlens-report              the marker: srlens wrote this folder and may replace its pages
 
 The modules have one job each: queries.py holds every SQL text and cut-off, charts.py the
-matplotlib charts of the overview, markup.py the HTML pieces, tree.py the sentence view's SVG.
+charts (SVG written as text), markup.py the HTML pieces, tree.py the sentence view's SVG.
 index.html is written by a worker process (overview.Worker) while this process writes the run and
 sentence pages from the first run on; the worker then writes the last runs' pages (pages.py). The
 report reads marts and does not aggregate sentence rows itself. To add an overview section, append

@@ -12,15 +12,15 @@ warehouse without these marts; the report places it. Campaigns are ordered by th
 """
 
 import html
-import io
-import re
 
-from srlens.report.charts import new_figure
+from srlens.report.charts import CYCLE, Axes, Charts, line_panel, padded, text_width
 
 TOP_RULES = 8  # rules per language in Figure 6
 TITLE = "L'AMBRE across campaigns"
 ANCHOR = "lambre-trends"
 MARTS = ("campaign_trends", "rule_trends", "submission_scores")
+BLUE, ORANGE = "#4c72b0", "#dd8452"
+LEFT = 64  # pixels left of a plot: tick labels and the axis's name
 
 # Figure 5's points: every run of the campaign's corpus with a rule score, the reference team's runs
 # flagged (every one of them, as campaign_trends leaves them all out of its systems).
@@ -47,79 +47,81 @@ order by campaign_date nulls last, campaign, rule_id
 """
 
 
-def _svg(fig):
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None})
-    text = buf.getvalue()
-    return text[text.index("<svg") :]  # no XML declaration inside HTML
-
-
 def _campaign_axis(frame):
     """Campaigns in date order (undated last, by name) -> x positions."""
     order = frame.drop_duplicates("campaign")[["campaign"]]
     return {campaign: x for x, campaign in enumerate(order["campaign"])}
 
 
-def _campaign_ticks(ax, frame, xs):
-    """The x axis: each campaign's name over its year (the axis is time, one step a campaign)."""
+def _axes(svg, frame, xs, values, label, plot_width):
+    """The plot area: campaigns on x (each name over its year: the axis is time, one step a
+    campaign), the values' range on y."""
+    lo, hi = padded(values)
+    ax = Axes(svg, (LEFT, 34, plot_width, 170), (-0.5, len(xs) - 0.5), (lo, hi))
+    ax.number_yticks(lo, hi, grid=True)
     dates = frame.drop_duplicates("campaign").set_index("campaign").campaign_date
     labels = [c if dates[c] is None or dates[c] != dates[c] else f"{c}\n{dates[c]:%Y}" for c in xs]
-    ax.set_xticks(list(xs.values()), labels, fontsize=7)
-    ax.set_xlim(-0.5, len(xs) - 0.5)
+    ax.spines()
+    ax.xticks(list(xs.values()), labels)
+    ax.ylabel(label, 50)
+    return ax
 
 
-def systems_chart(con, corpus):
+def systems_chart(con, corpus, charts=None):
     """Figure 5 for one corpus, as an SVG string ('' when no run has a rule score)."""
     frame = con.execute(SYSTEMS_SQL, {"corpus": corpus}).df()
     if frame.empty:
         return ""
     xs = _campaign_axis(frame)
-    fig = new_figure((max(3.2, 1.6 + 0.9 * len(xs)), 3.0))  # room for the title with one campaign
-    ax = fig.add_subplot()
+    plot_width = max(150, 80 * len(xs))
+    svg = (charts or Charts("t")).new(LEFT + plot_width + 110, 250, f"{corpus}: rule score of the systems per campaign")
+    ax = _axes(svg, frame, xs, frame.rule_score, "rule score", plot_width)
+    ax.title(f"{corpus}: systems per campaign")
     systems, references = frame[~frame.is_reference], frame[frame.is_reference]
-    ax.scatter([xs[c] for c in systems.campaign], systems.rule_score, s=14, color="#4c72b0", label="system")
     medians = systems.groupby("campaign", sort=False).rule_score.median()
-    ax.plot([xs[c] for c in medians.index], medians.values, color="#4c72b0", linewidth=1, label="median")
-    if len(references):
-        ax.scatter(
-            [xs[c] for c in references.campaign],
-            references.rule_score,
-            marker="*",
-            s=90,
-            color="#dd8452",
-            label="reference",
-        )
-    _campaign_ticks(ax, frame, xs)
-    ax.set_ylabel("rule score", fontsize=8)
-    ax.set_title(f"{corpus}: systems per campaign", fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return _svg(fig)
+    svg.polyline([(ax.x(xs[c]), ax.y(m)) for c, m in medians.items()], BLUE)
+    for team, run, campaign, score in zip(systems.team, systems.run, systems.campaign, systems.rule_score):
+        svg.marker("o", ax.x(xs[campaign]), ax.y(score), 3, BLUE, f"{team}/{run}, {campaign}: {score:.4f}")
+    for team, run, campaign, score in zip(references.team, references.run, references.campaign, references.rule_score):
+        svg.marker("*", ax.x(xs[campaign]), ax.y(score), 7, ORANGE, f"reference {team}/{run}, {campaign}: {score:.4f}")
+    entries = [("system", BLUE, "o", None), ("median", BLUE, "line", None)]
+    svg.legend(
+        ax.left + plot_width + 14, ax.top + 6, entries + ([("reference", ORANGE, "*", None)] if len(references) else [])
+    )
+    return svg.render()
 
 
-def rule_medians_chart(con, language, top=TOP_RULES):
+def rule_medians_chart(con, language, top=TOP_RULES, charts=None):
     """Figure 6 for one language, as an SVG string ('' when no rule fired)."""
     frame = con.execute(RULES_SQL, {"language": language, "top": top}).df()
     if frame.empty:
         return ""
     xs = _campaign_axis(frame)
-    fig = new_figure((3.6 + 0.9 * len(xs), 3.2))
-    ax = fig.add_subplot()
-    for rule_id, rows in frame.groupby("rule_id", sort=True):
-        ax.plot(
-            [xs[c] for c in rows.campaign],
-            rows.median_score,
-            marker="o",
-            markersize=3,
-            linewidth=1,
-            label=rule_id.split("|", 2)[2],
-        )
-    _campaign_ticks(ax, frame, xs)
-    ax.set_ylabel("median rule score", fontsize=8)
-    ax.set_title(f"{language}: per-rule medians over campaigns", fontsize=9)
-    ax.legend(fontsize=6, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    fig.tight_layout()
-    return _svg(fig)
+    plot_width = max(150, 80 * len(xs))
+    lines = [(rule_id.split("|", 2)[2], rows) for rule_id, rows in frame.groupby("rule_id", sort=True)]
+    legend_width = 48 + text_width([name for name, _ in lines], 9)
+    svg = (charts or Charts("t")).new(
+        LEFT + plot_width + legend_width, 250, f"{language}: median score of each rule per campaign"
+    )
+    ax = _axes(svg, frame, xs, frame.median_score, "median rule score", plot_width)
+    ax.title(f"{language}: per-rule medians over campaigns")
+    labels = list(xs)
+    line_panel(
+        ax,
+        labels,
+        [
+            ([(xs[c], v) for c, v in zip(rows.campaign, rows.median_score)], CYCLE[k % 10], None, name)
+            for k, (name, rows) in enumerate(lines)
+        ],
+        3,
+    )
+    svg.legend(
+        ax.left + plot_width + 14,
+        ax.top + 6,
+        [(name, CYCLE[k % 10], "line", None) for k, (name, _) in enumerate(lines)],
+        9,
+    )
+    return svg.render()
 
 
 def section(con):
@@ -141,17 +143,14 @@ def section(con):
         "<p class=\"note\">Rule scores check the parses of the outputs: they depend on the parser's "
         "quality. Parsers: " + html.escape("; ".join(f"{c}: {p}" for c, p in corpora)) + ".</p>",
     ]
-    for n, (corpus, _) in enumerate(corpora):
-        parts.append(_chart_div(systems_chart(con, corpus), f"t5-{n}"))
-    for n, language in enumerate(languages):
-        parts.append(_chart_div(rule_medians_chart(con, language), f"t6-{n}"))
+    charts = Charts("t")  # ids apart from the overview's charts (s1, s2, ...)
+    for corpus, _ in corpora:
+        parts.append(_chart_div(systems_chart(con, corpus, charts)))
+    for language in languages:
+        parts.append(_chart_div(rule_medians_chart(con, language, charts=charts)))
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def _chart_div(svg, prefix):
-    """An inline chart whose SVG ids are made unique on the page."""
-    if not svg:
-        return ""
-    svg = re.sub(r'(\bid="|url\(#|href="#)', rf"\1{prefix}-", svg)
-    return f'<div class="chart">{svg}</div>'
+def _chart_div(svg):
+    return f'<div class="chart">{svg}</div>' if svg else ""

@@ -507,12 +507,8 @@ NP: non-projective sentences, S: submissions, MSS: mean suspicion score.</p>
 
 
 def index_html(con, warehouse):
-    """index.html: every section, its charts drawn (matplotlib imported here, by the process that
-    writes the page)."""
-    from matplotlib import rc_context
-
-    with rc_context(ch.RC):
-        report = render(con, run_file)
+    """index.html: every section, its charts drawn."""
+    report = render(con, run_file)
     try:
         build = con.execute(SQL_BUILD).fetchone()
     except duckdb.CatalogException:  # a warehouse built before meta.builds existed
@@ -565,13 +561,13 @@ def serve(warehouse, staging=None, started=None):
 
 class Worker:
     """index.html written by a worker process while the report's process writes the run and
-    sentence pages: the overview (its queries, and its charts, most of its time) needs nothing
-    from them. Given the report's staging folder, the worker then writes the pages of the last runs
-    (pages.worker_share). The worker is a fresh interpreter (`python -c` on this module) that opens the
-    warehouse read-only itself: not multiprocessing, whose spawned child imports the caller's main
-    script again, and no fork of a process that holds DuckDB's threads. html(con) returns the
-    page; it is written by the report's process instead with one core, without a Python
-    executable, with SRLENS_REPORT_WORKER=0, or when the worker cannot start or fails."""
+    sentence pages: the overview (its queries and charts) needs nothing from them. Given the
+    report's staging folder, the worker then writes the pages of the last runs (pages.worker_share).
+    The worker is a fresh interpreter (`python -c` on this module) that opens the warehouse
+    read-only itself: not multiprocessing, whose spawned child imports the caller's main script
+    again, and no fork of a process that holds DuckDB's threads. html(con) returns the page; it is
+    written by the report's process instead with one core, without a Python executable, with
+    SRLENS_REPORT_WORKER=0, or when the worker cannot start or fails."""
 
     def __init__(self, warehouse, staging=None):
         self.warehouse = str(warehouse)
