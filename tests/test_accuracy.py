@@ -684,6 +684,8 @@ def test_the_compiled_distance_and_the_kept_patterns_choose_the_same_alignment_a
         (1, 0, 0, 0),
         (1, 0, 0, 0),
     ]
+    # one sequence of tokens split in two places: the pattern must tell where the output starts
+    assert units_edit_counts([([0, 0, 1], [1, 1, 2, 0]), ([0, 0, 1, 1], [1, 2, 0])]) == [(2, 1, 1, 1), (1, 2, 1, 0)]
     assert units_edit_counts([]) == []
 
 
@@ -733,7 +735,7 @@ def test_accuracy_counts_equal_the_python_definition():
 def test_batched_dynamic_programme_equals_the_plain_dp():
     # batch_edit_counts aligns many units in one set of arrays (padded to the longest, sorted by
     # size): units of every size from empty on, ties everywhere (few distinct tokens), negative
-    # tokens as accuracy_counts gives unknown lemmas.
+    # tokens.
     rng = random.Random(19)
     pairs = []
     for _ in range(3000):
