@@ -22,7 +22,9 @@ BATCH = 2048
 
 RUN = f"""
 import sys, time, pyarrow as pa, pyarrow.parquet as pq
+from srlens.udfs import accuracy
 from srlens.udfs.accuracy import srlens_accuracy_counts_arrow
+print(accuracy.__file__, file=sys.stderr)
 table = pq.read_table(sys.argv[1])
 slices = [table.slice(i, {BATCH}) for i in range(0, len(table), {BATCH})]
 batches = [[part.column(c).combine_chunks() for c in ("r", "h", "o")] for part in slices]
@@ -68,11 +70,13 @@ def main():
                     out = subprocess.run(
                         [sys.executable, "-c", RUN, str(inputs), str(tmp / f"{side}.parquet")],
                         env={**os.environ, "PYTHONPATH": str(tree)},
+                        cwd=tree,  # python -c puts the working directory first on the path
                         check=True,
                         capture_output=True,
                         text=True,
                     )
                     cpu[side] = float(out.stdout)
+                    assert out.stderr.startswith(str(tree)), out.stderr  # that side's code
                 differ = con.execute(
                     f"select count(*) from (select * from '{tmp / 'before.parquet'}' "
                     f"except all select * from '{tmp / 'after.parquet'}')"
