@@ -705,17 +705,12 @@ def _batch_counts(ref_lemmas: pa.Array, ref_heads: pa.Array, out_lemmas: pa.Arra
     tree = np.zeros((treelets, 4), np.int64)
     tree[:, 1] = size - found
     hard = np.nonzero(disordered)[0]
-    if hard.size:
+    if hard.size:  # their members' ranks against the found words' ranks, all of which are members
         hard_size, hard_found = size[hard], found[hard]
-        unit, _, members = _segments(hard_size)
+        _, hard_start, members = _segments(hard_size)
+        found_start = np.cumsum(hard_found) - hard_found
         tree[hard] = _units_edit_counts(
-            members,
-            np.cumsum(hard_size) - hard_size,
-            hard_size,
-            rank[disordered[entry_treelet]],
-            np.cumsum(hard_found) - hard_found,
-            hard_found,
-            hard_found,
+            members, hard_start, hard_size, rank[disordered[entry_treelet]], found_start, hard_found, hard_found
         )
     treelet_row = ref_row[head_words]
     counts = np.zeros((rows, len(COUNT_FIELDS)), np.int64)
