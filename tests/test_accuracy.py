@@ -13,6 +13,7 @@ from collections import Counter
 from functools import cache
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -20,11 +21,9 @@ from srlens.udfs.accuracy import (
     ACCURACY_FIELDS,
     COUNT_FIELDS,
     EditCounts,
-    accuracy_counts,
-    aligned_edit_counts,
+    _units_edit_counts,
     batch_edit_counts,
     edit_counts,
-    pattern_edit_counts,
     register,
     sentence_accuracies,
     srlens_accuracy_counts_arrow,
@@ -643,47 +642,55 @@ def test_the_fast_paths_choose_the_same_alignment_as_the_plain_dp():
         assert tuple(edit_counts(ref, out)) == plain_edit_counts(ref, out), (ref, out)
 
 
-def test_the_compiled_distance_and_the_band_choose_the_same_alignment_as_the_plain_dp():
-    # aligned_edit_counts (what the build uses): I, D, S from rapidfuzz's weighted distance, the
-    # banded programme where moves are possible. Shuffles and swaps of repeated tokens are where
-    # ties between alignments change which tokens move.
+def units_edit_counts(pairs):
+    """_units_edit_counts (what srlens_accuracy_counts aligns its units with) of pairs of sequences."""
+    flat = [list(itertools.chain.from_iterable(side)) for side in zip(*pairs)] if pairs else [[], []]
+    n, m = (np.array([len(p[side]) for p in pairs], np.int64) for side in (0, 1))
+    shared = np.array([sum((Counter(ref) & Counter(out)).values()) for ref, out in pairs], np.int64)
+    counts = _units_edit_counts(
+        np.array(flat[0], np.int64), np.cumsum(n) - n, n, np.array(flat[1], np.int64), np.cumsum(m) - m, m, shared
+    )
+    return [tuple(c) for c in counts.tolist()]
+
+
+def test_the_compiled_distance_and_the_kept_patterns_choose_the_same_alignment_as_the_plain_dp():
+    # _units_edit_counts: I, D, S from rapidfuzz's weighted distance, moves from the token counts,
+    # from small units' patterns of equal tokens (kept across calls) or from the batched programme.
+    # Shuffles and swaps of repeated tokens are where ties between alignments change which tokens
+    # move; the same pattern under other labels (positions of other treelets, other lemma ids) is
+    # a lookup, and must give what the plain DP gives for those labels.
     rng = random.Random(11)
+    pairs = []
     for _ in range(20000):
-        ref = [rng.choice("abc"[: rng.randint(1, 3)]) for _ in range(rng.randint(0, 10))]
+        ref = [rng.choice((0, 1, 2)[: rng.randint(1, 3)]) for _ in range(rng.randint(0, rng.choice((10, 30))))]
         kind = rng.random()
         if kind < 0.3:
-            out = rng.sample(ref, len(ref))
+            out = rng.sample(ref, rng.randint(0, len(ref)))
         elif kind < 0.6:
             out = list(ref)
             for i in range(len(out) - 1):
                 if rng.random() < 0.2:
                     out[i], out[i + 1] = out[i + 1], out[i]
         else:
-            out = [rng.choice("abc") for _ in range(rng.randint(0, 10))]
-        assert tuple(aligned_edit_counts(ref, out)) == plain_edit_counts(ref, out), (ref, out)
-
-
-def test_units_with_one_pattern_of_equal_tokens_share_their_counts_and_stay_exact():
-    # pattern_edit_counts (what accuracy_counts calls) keeps small units' counts by which tokens
-    # are equal. The same pattern under other labels (positions of other treelets, other lemma ids)
-    # is a lookup, and must give what the plain DP gives for those labels; so must units that
-    # differ from a stored one only in which tokens repeat.
-    rng = random.Random(13)
-    for _ in range(20000):
-        n = rng.randint(0, 8)
-        ref = [rng.choice("abcd"[: rng.randint(1, 4)]) for _ in range(n)]
-        out = rng.sample(ref, rng.randint(0, n)) if rng.random() < 0.5 else [rng.choice("abcde") for _ in range(n)]
-        labels = dict(zip("abcde", rng.sample(range(100), 5)))
-        for r, o in ((ref, out), ([labels[t] for t in ref], [labels[t] for t in out])):
-            assert tuple(pattern_edit_counts(r, o)) == plain_edit_counts(r, o), (r, o)
-    assert pattern_edit_counts([4, 9], [9, 4]) == pattern_edit_counts([1, 2], [2, 1]) == EditCounts(1, 1, 0, 1)
-    assert pattern_edit_counts([4, 4], [4, 4, 4]) == EditCounts(1, 0, 0, 0)
-    assert pattern_edit_counts([4, 5], [4, 5, 5]) == EditCounts(1, 0, 0, 0)
-    assert pattern_edit_counts([4, 5], [4, 5, 6]) == EditCounts(1, 0, 0, 0)
+            out = [rng.choice((0, 1, 2, 3)) for _ in range(rng.randint(0, 10))]
+        labels = rng.sample(range(100), 4)
+        pairs += [(ref, out), ([labels[t] for t in ref], [labels[t] for t in out])]
+    for _ in range(2):  # the second time, the small units' moves are looked up
+        for (ref, out), counts in zip(pairs, units_edit_counts(pairs)):
+            assert counts == plain_edit_counts(ref, out), (ref, out)
+    assert units_edit_counts([([4, 9], [9, 4]), ([1, 2], [2, 1]), ([4, 4], [4, 4, 4]), ([4, 5], [4, 5, 6])]) == [
+        (1, 1, 0, 1),
+        (1, 1, 0, 1),
+        (1, 0, 0, 0),
+        (1, 0, 0, 0),
+    ]
+    # one sequence of tokens split in two places: the pattern must tell where the output starts
+    assert units_edit_counts([([0, 0, 1], [1, 1, 2, 0]), ([0, 0, 1, 1], [1, 2, 0])]) == [(2, 1, 1, 1), (1, 2, 1, 0)]
+    assert units_edit_counts([]) == []
 
 
 def test_a_common_prefix_changes_no_count_of_the_plain_dp():
-    # pattern_edit_counts strips it before aligning: every pair over three tokens up to length 6.
+    # _units_edit_counts strips it before aligning: every pair over three tokens up to length 6.
     for n, m in itertools.product(range(7), repeat=2):
         for ref in itertools.product("abc", repeat=n):
             for out in itertools.product("abc", repeat=m):
@@ -715,16 +722,20 @@ def random_sentences(rng, count, longest=14):
 
 
 def test_accuracy_counts_equal_the_python_definition():
-    # accuracy_counts (what srlens_accuracy_counts calls) against sentence_accuracies
-    for lemmas, heads, out in random_sentences(random.Random(17), 5000):
-        want = sentence_accuracies(lemmas, heads, out)
-        assert accuracy_counts(lemmas, heads, out) == tuple(want[f] for f in COUNT_FIELDS), (lemmas, heads, out)
+    # srlens_accuracy_counts_arrow (the build's counts) against sentence_accuracies, in batches of 500
+    rows = list(random_sentences(random.Random(17), 5000))
+    for start in range(0, len(rows), 500):
+        batch = rows[start : start + 500]
+        columns = (pa.array(column, type=pa.list_(t)) for column, t in zip(zip(*batch), TYPES))
+        for (lemmas, heads, out), counts in zip(batch, srlens_accuracy_counts_arrow(*columns).to_pylist()):
+            want = sentence_accuracies(lemmas, heads, out)
+            assert counts == {f: want[f] for f in COUNT_FIELDS}, (lemmas, heads, out)
 
 
 def test_batched_dynamic_programme_equals_the_plain_dp():
     # batch_edit_counts aligns many units in one set of arrays (padded to the longest, sorted by
     # size): units of every size from empty on, ties everywhere (few distinct tokens), negative
-    # tokens as accuracy_counts gives unknown lemmas.
+    # tokens.
     rng = random.Random(19)
     pairs = []
     for _ in range(3000):

@@ -41,13 +41,12 @@ paper leaves open whether its regressions used string or tree S; SPEC fixes
 the tree count.)
 
 The build computes the same numbers faster (issue 18): ``srlens_accuracy_counts``
-(``accuracy_counts`` below) maps the words and builds the treelets per sentence, keeping each
-reference's part across runs, and aligns the units with ``pattern_edit_counts`` (through
-``aligned_edit_counts``: a compiled weighted edit distance gives I, D and S; the moves come from
-the token counts where nothing is substituted, else from the dynamic programme here, which
-``srlens_accuracy_counts`` runs for the larger units of a batch of rows together in numpy,
-``batch_edit_counts``); the
-formulas are SQL (int_sentence_udf_scores.sql). ``sentence_accuracies`` stays the plain-Python definition, which
+(``srlens_accuracy_counts_arrow`` below) maps the words and builds the treelets of a whole batch of
+rows at once in numpy, on the lemmas as integers (dictionary-encoded per batch), and aligns all the
+units together (``_units_edit_counts``: a compiled weighted edit distance gives I, D and S; the
+moves come from the token counts where nothing is substituted, else from the dynamic programme
+here, run for many units together in numpy, ``batch_edit_counts``); the formulas are SQL
+(int_sentence_udf_scores.sql). ``sentence_accuracies`` stays the plain-Python definition, which
 tests compare the warehouse with; ``srlens_accuracies`` is it as a SQL function.
 
 Edge values.
@@ -76,19 +75,19 @@ from typing import Any, NamedTuple
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from rapidfuzz.distance import Levenshtein
+from rapidfuzz.process import cpdist
 
 from .collector import collector_paused
 
 __all__ = [
     "EditCounts",
-    "accuracy_counts",
-    "aligned_edit_counts",
     "batch_edit_counts",
-    "pattern_edit_counts",
     "edit_counts",
     "sentence_accuracies",
     "srlens_accuracies_arrow",
+    "srlens_accuracy_counts_arrow",
     "register",
     "ACCURACY_FIELDS",
     "COUNT_FIELDS",
@@ -137,9 +136,8 @@ class EditCounts(NamedTuple):
 NO_EDITS = EditCounts(0, 0, 0, 0)
 
 
-def _edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable], cost: int | None = None) -> EditCounts:
-    """The counts of the alignment of the module docstring; ``cost``, the edit distance if known,
-    limits the programme to the cells an alignment of that cost can pass (a band)."""
+def _edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts:
+    """The counts of the alignment of the module docstring."""
     if ref == out:  # the only zero-cost alignment: all diagonal (the common case, and cheap)
         return NO_EDITS
     # A common suffix changes nothing: with equal last tokens d[n][m] = d[n-1][m-1] - 1 always
@@ -151,28 +149,17 @@ def _edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable], cost: int | N
     # One integer per cell encodes (cost, -matches) lexicographically: K exceeds
     # any possible difference in matches, so cost always dominates.
     k = min(n, m) + 1
-    # Band: a path through cell (i, j) makes at least |i - j| + |(n - i) - (m - j)| insertions and
-    # deletions, so with a known cost only lo <= i - j <= hi can lie on an optimal alignment. The
-    # cells outside stay "infinite"; the backtrace below only ever steps to cells of optimal
-    # alignments, whose values the band leaves exact, so it takes the same steps.
-    if cost is None:
-        lo, hi = -m, n
-    else:
-        lo, hi = -((cost - n + m) // 2), (cost + n - m) // 2
-    far = (n + m + 2) * (k + 1)
-    d = [[far] * (m + 1) for _ in range(n + 1)]
-    for i in range(min(n, hi) + 1):
+    d = [[0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n + 1):
         d[i][0] = i * k
-    for j in range(1, min(m, -lo) + 1):
-        d[0][j] = j * k
+    d[0] = [j * k for j in range(m + 1)]
     for i in range(1, n + 1):
         r = ref[i - 1]
         row, prev = d[i], d[i - 1]
-        first, last = max(1, i - hi), min(m, i - lo)
-        left = row[first - 1]
-        for j in range(first, last + 1):
-            # min(diagonal, up, left) spelled out: this loop is most of the UDF's time, and the
-            # builtin min() call costs more than the comparisons (profiled in docs/benchmarks.md)
+        left = row[0]
+        for j in range(1, m + 1):
+            # min(diagonal, up, left) spelled out: the builtin min() call costs more than the
+            # comparisons (profiled in docs/benchmarks.md)
             best = prev[j - 1] + (-1 if r == out[j - 1] else k)
             up = prev[j] + k
             if up < best:
@@ -232,13 +219,20 @@ def batch_edit_counts(pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> n
     computed for all cells, and the backtraces of all units follow their steps together.
     """
     units = len(pairs)
-    result = np.zeros((units, 4), dtype=np.int64)
-    if not units:
-        return result
     n = np.fromiter(map(len, (ref for ref, _ in pairs)), np.int64, units)
     m = np.fromiter(map(len, (out for _, out in pairs)), np.int64, units)
     refs = np.fromiter(chain.from_iterable(ref for ref, _ in pairs), np.int64, int(n.sum()))
     outs = np.fromiter(chain.from_iterable(out for _, out in pairs), np.int64, int(m.sum()))
+    return _batch_edit_counts(refs, n, outs, m)
+
+
+def _batch_edit_counts(refs: np.ndarray, n: np.ndarray, outs: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``batch_edit_counts`` of units given flat: unit u's tokens are the next n[u] of ``refs`` and
+    the next m[u] of ``outs``."""
+    units = len(n)
+    result = np.zeros((units, 4), dtype=np.int64)
+    if not units:
+        return result
     ref_at, out_at = np.cumsum(n) - n, np.cumsum(m) - m
     # Each cell's step, all units' arrays flattened into one: 0 diagonal match, 1 substitution,
     # 2 deletion, 3 insertion, 4 the start (0, 0); unit u's cell (i, j) at base[u] + i * width[u] + j.
@@ -310,96 +304,6 @@ def batch_edit_counts(pairs: Sequence[tuple[Sequence[int], Sequence[int]]]) -> n
         )
         np.add.at(result[:, 3], keys // len(tokens), both)
     return result
-
-
-SMALL = 25  # cells of the dynamic programme below which aligned_edit_counts runs it directly (measured)
-
-
-def aligned_edit_counts(
-    ref: Sequence[Hashable], out: Sequence[Hashable], defer: list | None = None, tag: Any = None
-) -> EditCounts:
-    """``edit_counts`` with a compiled edit distance: the same counts, most of them without the
-    Python dynamic programme.
-
-    The tie-break (min cost, then most matches) is one weighted edit distance: with R = M + S + D
-    and H = M + S + I, cost * k - M is, up to the constant (R + H) / 2, ((2k + 1) * cost + S) / 2,
-    so with insertion = deletion = 2k + 1 and substitution = 2k + 2 the minimum W gives
-    cost = W // (2k + 1) and S = W % (2k + 1) (S <= min(R, H) < k), hence I and D. Moves need the
-    alignment itself (which tokens were deleted and inserted): zero when nothing is both deleted
-    and inserted or no token occurs on both sides, from the token counts when nothing is
-    substituted, else the dynamic programme of ``edit_counts``. With ``defer`` (a list) that
-    programme is left to ``batch_edit_counts``: ``(tag, ref, out)`` is appended and the counts come
-    back with 0 moves, for the caller to add the unit's moves from the batch.
-    """
-    if ref == out:
-        return NO_EDITS
-    n, m = len(ref), len(out)
-    if n * m <= SMALL:  # most treelets: the plain programme costs less than the two calls
-        return _edit_counts(ref, out)
-    unit = 2 * (min(n, m) + 1) + 1
-    cost, subs = divmod(Levenshtein.distance(ref, out, weights=(unit, unit, unit + 1)), unit)
-    insertions = (cost - subs + m - n) // 2
-    deletions = cost - subs - insertions
-    if not (insertions and deletions):
-        return EditCounts(insertions, deletions, subs, 0)
-    if not subs:
-        # Without substitutions the moves follow from the token counts, for every optimal alignment:
-        # each optimal alignment has the same cost and matches, so the same S (module docstring),
-        # here 0. Then every token is matched, deleted or inserted, so a token t is deleted
-        # ref_t - matched_t times and inserted out_t - matched_t times, and
-        # M = sum_t min(ref_t - matched_t, out_t - matched_t) = sum_t min(ref_t, out_t) - matches,
-        # with matches = n - deletions: the dynamic programme's backtrace gives that very number.
-        out_counts = Counter(out)
-        shared = sum(min(c, out_counts[t]) for t, c in Counter(ref).items())
-        return EditCounts(insertions, deletions, 0, shared - (n - deletions))
-    if not set(ref).isdisjoint(out):
-        if defer is None:
-            return _edit_counts(ref, out, cost)
-        defer.append((tag, ref, out))
-    return EditCounts(insertions, deletions, subs, 0)
-
-
-# Alignments of small units, by their pattern of equal tokens. The counts depend on which tokens are
-# equal, never on the tokens themselves, so units with the same pattern (most treelets: a few positions
-# in one of a few orders) share one entry. Larger units rarely repeat and are aligned each time.
-PATTERN_CELLS = 64  # n * m up to which a unit's counts are kept (measured: 77% of the units to align)
-PATTERNS_KEPT = 200_000  # then the table starts again, so its memory stays small
-_patterns: dict[tuple, EditCounts] = {}
-
-
-def pattern_edit_counts(
-    ref: Sequence[Hashable], out: Sequence[Hashable], defer: list | None = None, tag: Any = None
-) -> EditCounts:
-    """``aligned_edit_counts``, looked up by the units' pattern of equal tokens where they are small;
-    ``defer`` and ``tag`` are passed on for the large units (the kept counts are always complete)."""
-    # A common prefix and suffix change neither I, D, S nor the tokens deleted and inserted, so
-    # they can be stripped. The suffix: see _edit_counts. The prefix p: on row p every cell is the
-    # stripped programme's cell minus p (d[p][j] = (j - p)k - p = d'[0][j - p] - p), and so for all
-    # i, j >= p; the backtrace is the stripped one until it reaches row or column p, and from
-    # (p, p + j') the optimal rest is j' insertions and p matches, which inserts out[p:p + j'] whatever
-    # words are matched (also checked exhaustively in tests/test_accuracy.py). Stripped, more units
-    # share a pattern and the programme is smaller.
-    n, m = len(ref), len(out)
-    start = 0
-    while start < n and start < m and ref[start] == out[start]:
-        start += 1
-    if start == n == m:
-        return NO_EDITS
-    while n > start and m > start and ref[n - 1] == out[m - 1]:
-        n, m = n - 1, m - 1
-    if start == n or start == m:  # only insertions or only deletions: nothing is moved
-        return EditCounts(m - start, n - start, 0, 0)
-    ref, out = ref[start:n], out[start:m]
-    if len(ref) * len(out) > PATTERN_CELLS:
-        return aligned_edit_counts(ref, out, defer, tag)
-    ids: dict[Hashable, int] = {}  # each token as the number of distinct tokens seen before it
-    key = (tuple([ids.setdefault(t, len(ids)) for t in ref]), tuple([ids.setdefault(t, len(ids)) for t in out]))
-    counts = _patterns.get(key)
-    if counts is None:
-        if len(_patterns) >= PATTERNS_KEPT:
-            _patterns.clear()
-        counts = _patterns[key] = aligned_edit_counts(ref, out)
-    return counts
 
 
 def _check_tree(lemmas: Sequence[Any], heads: Sequence[Any]) -> None:
@@ -516,127 +420,306 @@ def sentence_accuracies(
     return res
 
 
-class _Reference(NamedTuple):
-    """What the alignments need of one reference tree, kept for the outputs of all runs."""
-
-    tokens: list[int]  # each word's lemma as the 0-based position of the lemma's first word
-    positions: dict[Hashable, list[int]]  # lemma -> its words' positions (1-based), for the k-th to k-th mapping
-    heads: Sequence[int]
-    treelets: dict[int, list[int]]  # head position -> the treelet's positions in reference order
-
-
-REFERENCES_KEPT = 50_000  # then the table starts again, so its memory stays small
-_references: dict[tuple, _Reference] = {}
-
-
-def _reference(lemmas: Sequence[Hashable], heads: Sequence[int]) -> _Reference:
-    key = (tuple(lemmas), tuple(heads))
-    reference = _references.get(key)
-    if reference is None:
-        _check_tree(lemmas, heads)
-        positions: dict[Hashable, list[int]] = {}
-        for pos, lemma in enumerate(lemmas, start=1):
-            positions.setdefault(lemma, []).append(pos)
-        treelets: dict[int, list[int]] = {}
-        for pos, head in enumerate(heads, start=1):
-            if head:
-                treelets.setdefault(head, []).append(pos)
-        for head, members in treelets.items():
-            members.append(head)
-            members.sort()
-        tokens = [positions[lemma][0] - 1 for lemma in lemmas]
-        if len(_references) >= REFERENCES_KEPT:
-            _references.clear()
-        reference = _references[key] = _Reference(tokens, positions, heads, treelets)
-    return reference
-
-
-def accuracy_counts(
-    ref_lemmas: Sequence[Hashable],
-    ref_heads: Sequence[int],
-    out_lemmas: Sequence[Hashable],
-    defer: list | None = None,
-    row: int = 0,
-) -> tuple[int, ...]:
-    """``sentence_accuracies``' COUNT_FIELDS for lemmas already lower-cased, as the build computes
-    them: the same units (the sentence's lemmas; each treelet's positions against its mapped output
-    words), aligned by ``pattern_edit_counts``, and the reference's part kept across runs. With
-    ``defer``, the moves of the units that need the dynamic programme are left out and
-    ``((row, field), ref, out)`` appended for them (field: the index of string_moves or tree_moves
-    in COUNT_FIELDS), as ``srlens_accuracy_counts_arrow`` batches them."""
-    if None in out_lemmas:
-        raise ValueError("NULL lemma in output")
-    reference = _reference(ref_lemmas, ref_heads)
-    positions, heads, treelets = reference.positions, reference.heads, reference.treelets
-    if out_lemmas == ref_lemmas:  # the reference itself (a fifth of the campaign): no edits, all in order
-        return (0,) * 8 + (len(treelets), len(treelets))
-    # A lemma the reference lacks gets a token no reference lemma has (negative), equal for all its
-    # occurrences: the alignments only ever compare tokens for equality.
-    new_tokens: dict[Hashable, int] = {}
-    out_tokens = []
-    out_orders: defaultdict[int, list[int]] = defaultdict(list)  # treelets without mapped words: none
-    seen: dict[Hashable, int] = {}
-    for lemma in out_lemmas:
-        candidates = positions.get(lemma)
-        if candidates is None:
-            out_tokens.append(new_tokens.setdefault(lemma, -1 - len(new_tokens)))
-            continue
-        out_tokens.append(candidates[0] - 1)
-        kth = seen.get(lemma, 0)
-        seen[lemma] = kth + 1
-        if kth < len(candidates):  # the k-th occurrence maps to the reference's k-th
-            # a mapped word belongs to the treelet of its head and, if it has dependents, to its own
-            pos = candidates[kth]
-            if heads[pos - 1]:
-                out_orders[heads[pos - 1]].append(pos)
-            if pos in treelets:
-                out_orders[pos].append(pos)
-    string = pattern_edit_counts(reference.tokens, out_tokens, defer, (row, 3))
-    tree_ins = tree_del = tree_sub = tree_moves = correct = 0
-    for head, members in treelets.items():
-        out_order = out_orders.get(head, [])
-        if out_order == members:  # positions are distinct: all present, in order
-            correct += 1
-            continue
-        edits = pattern_edit_counts(members, out_order, defer, (row, 7))
-        tree_ins += edits.insertions
-        tree_del += edits.deletions
-        tree_sub += edits.substitutions
-        tree_moves += edits.moves
-    return (*string, tree_ins, tree_del, tree_sub, tree_moves, correct, len(treelets))
-
-
 COUNTS_TYPE = pa.struct([(name, pa.int32()) for name in COUNT_FIELDS])
 
 
 def srlens_accuracy_counts_arrow(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:
-    """Arrow-vectorized body of ``srlens_accuracy_counts``: one struct of counts (or NULL) per row."""
-    # The objects made here hold no reference cycles (lists, dicts, tuples of ints and strings).
-    # With the collector on, their number makes it rescan the kept references and patterns and
-    # the process's heap again and again: about 2 s of the model's 11.5 s CPU at campaign scale
-    # (docs/benchmarks.md, session 30).
+    """Arrow-vectorized body of ``srlens_accuracy_counts``: one struct of counts (or NULL) per row,
+    ``sentence_accuracies``' COUNT_FIELDS for lemmas already lower-cased."""
+    # The objects made here (strings and bytes keys, the kept patterns) hold no reference cycles;
+    # the collector would only rescan the process's heap for them (docs/benchmarks.md, session 30).
     with collector_paused():
-        return _accuracy_counts_batch(ref_lemmas, ref_heads, out_lemmas)
-
-
-def _accuracy_counts_batch(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:
-    rows = zip(ref_lemmas.to_pylist(), ref_heads.to_pylist(), out_lemmas.to_pylist())
-    defer: list = []  # the units whose moves need the dynamic programme: all of the batch's at once
-    results = [
-        None if r is None or h is None or o is None else accuracy_counts(r, h, o, defer, row)
-        for row, (r, h, o) in enumerate(rows)
-    ]
-    nulls = np.array([c is None for c in results], dtype=bool)
-    counts = np.array([(0,) * len(COUNT_FIELDS) if c is None else c for c in results], dtype=np.int32)
-    counts = counts.reshape(len(results), len(COUNT_FIELDS))
-    if defer:
-        moves = batch_edit_counts([(ref, out) for _, ref, out in defer])[:, 3]
-        np.add.at(counts, tuple(np.array([tag for tag, _, _ in defer]).T), moves.astype(np.int32))
+        columns = [
+            c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in (ref_lemmas, ref_heads, out_lemmas)
+        ]
+        valid = np.ones(len(columns[0]), bool)
+        for column in columns:
+            valid &= column.is_valid().to_numpy(zero_copy_only=False)
+        counts = np.zeros((len(valid), len(COUNT_FIELDS)), np.int32)
+        if not valid.all():
+            columns = [column.filter(pa.array(valid)) for column in columns]
+        counts[valid] = _batch_counts(*columns)
     return pa.StructArray.from_arrays(
-        [pa.array(counts[:, i]) for i in range(len(COUNT_FIELDS))],
-        fields=list(COUNTS_TYPE),
-        mask=pa.array(nulls),
+        [pa.array(counts[:, i]) for i in range(len(COUNT_FIELDS))], fields=list(COUNTS_TYPE), mask=pa.array(~valid)
     )
+
+
+# The batch in numpy. Lists laid end to end ("flat") with their lengths; a unit (two token
+# sequences to align) is given by its two flat arrays, each side's starts and lengths.
+
+
+def _flat(lists: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """The values of a list array without NULL lists, and each list's length."""
+    return pc.list_flatten(lists), pc.list_value_length(lists).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _segments(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For lists of these lengths laid end to end: each element's list, each list's start, and each
+    element's index in its list."""
+    starts = np.cumsum(lengths) - lengths
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    return owner, starts, np.arange(len(owner)) - starts[owner]
+
+
+def _first_of_runs(keys: np.ndarray) -> np.ndarray:
+    first = np.ones(len(keys), bool)
+    first[1:] = keys[1:] != keys[:-1]
+    return first
+
+
+def _occurrence(keys: np.ndarray) -> np.ndarray:
+    """For each key, how many equal keys come before it (0 at its first occurrence)."""
+    order = np.argsort(keys, kind="stable")
+    at = np.arange(len(keys))
+    rank = np.empty(len(keys), np.int64)
+    rank[order] = at - np.maximum.accumulate(np.where(_first_of_runs(keys[order]), at, 0))
+    return rank
+
+
+def _common_ends(a, a_start, n, b, b_start, m) -> tuple[np.ndarray, np.ndarray]:
+    """Each unit's common prefix length, and the common suffix length of what the prefix leaves."""
+    ends = []
+    common = np.minimum(n, m)
+    for from_end in (False, True):
+        unit, _, j = _segments(common)
+        if from_end:
+            equal = a[a_start[unit] + n[unit] - 1 - j] == b[b_start[unit] + m[unit] - 1 - j]
+        else:
+            equal = a[a_start[unit] + j] == b[b_start[unit] + j]
+        length = common.copy()
+        unequal = unit[~equal]
+        first = _first_of_runs(unequal)
+        length[unequal[first]] = j[~equal][first]
+        ends.append(length)
+        common = common - length
+    return ends[0], ends[1]
+
+
+def _texts(tokens: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> list:
+    """Units' sides of non-negative tokens as strings of one character per token, for rapidfuzz."""
+    if tokens.size and tokens.max() >= 0x10F800:  # more tokens than code points: lists, slower
+        text = tokens.tolist()
+    else:  # code points, skipping the surrogates
+        text = (tokens + (tokens >= 0xD800) * 0x800).astype("<u4").tobytes().decode("utf-32-le")
+    return [text[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
+
+
+def _units_edit_counts(a, a_start, n, b, b_start, m, shared) -> np.ndarray:
+    """``edit_counts`` (I, D, S, M as a (units, 4) array) of units of non-negative tokens; ``shared``
+    is each unit's sum over tokens t of min(count of t in a, count in b)."""
+    # A common prefix and suffix change neither I, D, S nor the tokens deleted and inserted, so
+    # they are stripped. The suffix: see _edit_counts. The prefix p: on row p every cell is the
+    # stripped programme's cell minus p (d[p][j] = (j - p)k - p = d'[0][j - p] - p), and so for all
+    # i, j >= p; the backtrace is the stripped one until it reaches row or column p, and from
+    # (p, p + j') the optimal rest is j' insertions and p matches, which inserts out[p:p + j'] whatever
+    # words are matched (also checked exhaustively in tests/test_accuracy.py). Each stripped pair
+    # adds 1 to min(count in a, count in b) of its token.
+    prefix, suffix = _common_ends(a, a_start, n, b, b_start, m)
+    n, m, shared = n - prefix - suffix, m - prefix - suffix, shared - prefix - suffix
+    a_start, b_start = a_start + prefix, b_start + prefix
+    result = np.zeros((len(n), 4), np.int64)
+    result[:, 0], result[:, 1] = m, n  # one side empty: only insertions or only deletions
+    both = np.nonzero((n > 0) & (m > 0))[0]
+    if not both.size:
+        return result
+    n, m, shared, a_start, b_start = n[both], m[both], shared[both], a_start[both], b_start[both]
+    # The tie-break (min cost, then most matches) is one weighted edit distance: with R = M + S + D
+    # and H = M + S + I, cost * k - M is, up to the constant (R + H) / 2, ((2k + 1) * cost + S) / 2,
+    # so with insertion = deletion = 2k + 1 and substitution = 2k + 2 the minimum W gives
+    # cost = W // (2k + 1) and S = W % (2k + 1) for any k above every unit's S (S <= min(R, H)).
+    unit = 2 * (int(np.minimum(n, m).max()) + 1) + 1
+    weighted = cpdist(
+        _texts(a, a_start, a_start + n),
+        _texts(b, b_start, b_start + m),
+        scorer=Levenshtein.distance,
+        scorer_kwargs={"weights": (unit, unit, unit + 1)},
+        dtype=np.int64,
+        workers=1,
+    )
+    cost, subs = np.divmod(weighted, unit)
+    insertions = (cost - subs + m - n) // 2
+    deletions = cost - subs - insertions
+    # Moves need the alignment itself (which tokens were deleted and inserted): zero when nothing is
+    # both deleted and inserted or no token is on both sides. Without substitutions they follow from
+    # the token counts, for every optimal alignment: each has the same cost and matches, so the same
+    # S (module docstring), here 0. Then every token is matched, deleted or inserted, so a token t is
+    # deleted a_t - matched_t times and inserted b_t - matched_t times, and
+    # M = sum_t min(a_t - matched_t, b_t - matched_t) = shared - matches, with matches = n - deletions:
+    # the dynamic programme's backtrace gives that very number. Else the dynamic programme.
+    moved = (insertions > 0) & (deletions > 0)
+    moves = np.where(moved & (subs == 0), shared - (n - deletions), 0)
+    programme = np.nonzero(moved & (subs > 0) & (shared > 0))[0]
+    if programme.size:
+        moves[programme] = _programme_moves(a, a_start[programme], n[programme], b, b_start[programme], m[programme])
+    result[both] = np.stack([insertions, deletions, subs, moves], axis=1)
+    return result
+
+
+def _moves(a, a_start, n, b, b_start, m) -> np.ndarray:
+    """Units' moves from ``_batch_edit_counts``."""
+    unit_a, _, at_a = _segments(n)
+    unit_b, _, at_b = _segments(m)
+    return _batch_edit_counts(a[a_start[unit_a] + at_a], n, b[b_start[unit_b] + at_b], m)[:, 3]
+
+
+# Moves of small units, by their pattern of equal tokens. The counts depend on which tokens are equal,
+# never on the tokens themselves, so units with the same pattern (most treelets: a few positions in
+# one of a few orders) share one entry. Larger units rarely repeat and are aligned each time.
+PATTERN_CELLS = 64  # n * m up to which a unit's moves are kept (measured in session 29)
+PATTERN_WIDTH = PATTERN_CELLS + 2  # a pattern: n, then the n + m <= PATTERN_CELLS + 1 tokens
+PATTERNS_KEPT = 200_000  # then the table starts again, so its memory stays small
+_pattern_moves: dict[bytes, int] = {}
+
+
+def _pattern_rows(a, a_start, n, b, b_start, m) -> np.ndarray:
+    """Small units' patterns, one row each: n, then the unit's tokens (a's, then b's) each numbered
+    by the first appearance of its token in the unit, then -1s."""
+    unit, _, at = _segments(n + m)
+    in_a = at < n[unit]
+    token = np.empty(len(unit), np.int64)
+    token[in_a] = a[(a_start[unit] + at)[in_a]]
+    token[~in_a] = b[(b_start[unit] + at - n[unit])[~in_a]]
+    key = unit * (int(token.max()) + 1) + token
+    order = np.argsort(key, kind="stable")
+    first = _first_of_runs(key[order])  # each distinct token of a unit, at its first appearance
+    token_unit, token_at = unit[order][first], at[order][first]
+    by_appearance = np.argsort(token_unit * PATTERN_WIDTH + token_at)
+    count = np.arange(len(by_appearance))
+    number = np.empty(len(by_appearance), np.int64)
+    number[by_appearance] = count - np.maximum.accumulate(np.where(_first_of_runs(token_unit[by_appearance]), count, 0))
+    rows = np.full((len(n), PATTERN_WIDTH), -1, np.int64)
+    rows[:, 0] = n
+    numbered = np.empty(len(token), np.int64)
+    numbered[order] = number[np.cumsum(first) - 1]
+    rows[unit, 1 + at] = numbered
+    return rows
+
+
+def _programme_moves(a, a_start, n, b, b_start, m) -> np.ndarray:
+    """``_moves``, small units' looked up by pattern (the new patterns aligned and kept)."""
+    moves = np.empty(len(n), np.int64)
+    small = n * m <= PATTERN_CELLS
+    large = np.nonzero(~small)[0]
+    moves[large] = _moves(a, a_start[large], n[large], b, b_start[large], m[large])
+    small = np.nonzero(small)[0]
+    if not small.size:
+        return moves
+    rows = _pattern_rows(a, a_start[small], n[small], b, b_start[small], m[small])
+    data = rows.astype(np.int8).tobytes()
+    keys = [data[i : i + PATTERN_WIDTH] for i in range(0, len(data), PATTERN_WIDTH)]
+    known = [_pattern_moves.get(key) for key in keys]
+    new: dict[bytes, int] = {}
+    for i, (key, count) in enumerate(zip(keys, known)):
+        if count is None:
+            new.setdefault(key, i)
+    if new:
+        first = np.fromiter(new.values(), np.int64, len(new))
+        tokens, start, sn = rows[first].ravel(), np.arange(len(first)) * PATTERN_WIDTH + 1, n[small][first]
+        new = dict(zip(new, _moves(tokens, start, sn, tokens, start + sn, m[small][first]).tolist()))
+        known = [new[key] if count is None else count for key, count in zip(keys, known)]
+        if len(_pattern_moves) >= PATTERNS_KEPT:
+            _pattern_moves.clear()
+        _pattern_moves.update(new)
+    moves[small] = known
+    return moves
+
+
+def _batch_counts(ref_lemmas: pa.Array, ref_heads: pa.Array, out_lemmas: pa.Array) -> np.ndarray:
+    """COUNT_FIELDS of rows without NULL lists, as a (rows, 10) array: ``sentence_accuracies``' units
+    (each sentence's lemmas; each treelet's positions against its mapped output words), found for
+    the whole batch at once and aligned by ``_units_edit_counts``."""
+    rows = len(ref_lemmas)
+    ref_words, n = _flat(ref_lemmas)
+    head_values, heads_n = _flat(ref_heads)
+    out_words, m = _flat(out_lemmas)
+    if out_words.null_count:
+        raise ValueError("NULL lemma in output")
+    wrong = np.nonzero(heads_n != n)[0]
+    if wrong.size:
+        raise ValueError(f"{n[wrong[0]]} reference lemmas but {heads_n[wrong[0]]} heads")
+    if head_values.null_count:
+        raise ValueError("invalid head None in the reference")
+    head = head_values.to_numpy(zero_copy_only=False).astype(np.int64)
+    ref_row, ref_start, ref_pos = _segments(n)
+    wrong = np.nonzero((head < 0) | (head > n[ref_row]) | (head == ref_pos + 1))[0]
+    if wrong.size:
+        i = wrong[0]
+        raise ValueError(f"invalid head {head[i]} for word {ref_pos[i] + 1} of {n[ref_row[i]]}")
+    if ref_words.null_count:
+        raise ValueError("NULL lemma in reference")
+    words = len(ref_words)
+    # Each lemma as an integer, equal for equal lemmas: the alignments only compare tokens
+    encoded = pc.dictionary_encode(pa.concat_arrays([ref_words, out_words.cast(ref_words.type)]))
+    lemma = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    vocabulary = len(encoded.dictionary)
+    ref_lemma, out_lemma = lemma[:words], lemma[words:]
+    out_row, out_start, _ = _segments(m)
+
+    # The k-th occurrence of a lemma in the output is mapped to its k-th in the reference: the word
+    # whose (row, lemma, occurrence) is the same.
+    longest = int(max(n.max(initial=0), m.max(initial=0))) + 1
+    key = ref_row * vocabulary + ref_lemma
+    ref_key = key * longest + _occurrence(key)
+    key = out_row * vocabulary + out_lemma
+    out_key = key * longest + _occurrence(key)
+    mapped = np.full(len(out_key), -1, np.int64)  # the reference word's index in ref_lemma
+    if words:
+        order = np.argsort(ref_key)
+        at = np.minimum(np.searchsorted(ref_key[order], out_key), words - 1)
+        mapped = np.where(ref_key[order[at]] == out_key, order[at], -1)
+    is_mapped = mapped >= 0
+    shared = np.bincount(out_row[is_mapped], minlength=rows)
+
+    string = _units_edit_counts(ref_lemma, ref_start, n, out_lemma, out_start, m, shared)
+
+    # Treelets, by their head word (index in ref_lemma): members in reference order, and the
+    # output's mapped words that belong to them in output order, as ranks among the members.
+    has_head = head > 0
+    head_at = np.where(has_head, ref_start[ref_row] + head - 1, -1)
+    is_head = np.zeros(words, bool)
+    is_head[head_at[has_head]] = True
+    treelet_of = np.cumsum(is_head) - 1  # of a head word
+    head_words = np.nonzero(is_head)[0]
+    dependents = np.nonzero(has_head)[0]
+    treelets = len(head_words)
+    member_treelet = np.concatenate([treelet_of[head_at[dependents]], treelet_of[head_words]])
+    member_key = np.sort(member_treelet * words + np.concatenate([dependents, head_words]))
+    size = np.bincount(member_treelet, minlength=treelets)
+    treelet_start = np.cumsum(size) - size
+    # a mapped word belongs to the treelet of its head and, if it has dependents, to its own
+    out_index = np.nonzero(is_mapped)[0]
+    word = mapped[out_index]
+    dependent, own = has_head[word], is_head[word]
+    entry_treelet = np.concatenate([treelet_of[head_at[word[dependent]]], treelet_of[word[own]]])
+    entry_word = np.concatenate([word[dependent], word[own]])
+    order = np.argsort(entry_treelet * len(out_lemma) + np.concatenate([out_index[dependent], out_index[own]]))
+    entry_treelet, entry_word = entry_treelet[order], entry_word[order]
+    rank = np.searchsorted(member_key, entry_treelet * words + entry_word) - treelet_start[entry_treelet]
+    found = np.bincount(entry_treelet, minlength=treelets)
+    # positions are distinct: a treelet whose words come in reference order lost only deletions,
+    # and is correct if none is missing
+    disorder = np.zeros(len(rank), bool)
+    disorder[1:] = (rank[1:] < rank[:-1]) & (entry_treelet[1:] == entry_treelet[:-1])
+    disordered = np.zeros(treelets, bool)
+    disordered[entry_treelet[disorder]] = True
+    tree = np.zeros((treelets, 4), np.int64)
+    tree[:, 1] = size - found
+    hard = np.nonzero(disordered)[0]
+    if hard.size:  # their members' ranks against the found words' ranks, all of which are members
+        hard_size, hard_found = size[hard], found[hard]
+        _, hard_start, members = _segments(hard_size)
+        found_start = np.cumsum(hard_found) - hard_found
+        tree[hard] = _units_edit_counts(
+            members, hard_start, hard_size, rank[disordered[entry_treelet]], found_start, hard_found, hard_found
+        )
+    treelet_row = ref_row[head_words]
+    counts = np.zeros((rows, len(COUNT_FIELDS)), np.int64)
+    counts[:, :4] = string
+    for field in range(4):
+        counts[:, 4 + field] = np.bincount(treelet_row, weights=tree[:, field], minlength=rows)
+    counts[:, 8] = np.bincount(treelet_row, weights=~disordered & (found == size), minlength=rows)
+    counts[:, 9] = np.bincount(treelet_row, minlength=rows)
+    return counts
 
 
 ARROW_TYPE = pa.struct(
