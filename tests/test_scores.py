@@ -207,7 +207,7 @@ def test_demo_accuracies_equal_the_python_definition(warehouse_con, demo_referen
     rows = warehouse_con.execute(
         "select s.corpus, s.run, s.sent_id, o.output_text, u.acc "
         "from sentence_scores s join staging.stg_outputs o using (submission_id, sent_idx) "
-        "join intermediate.int_sentence_udf_scores u using (submission_id, sent_idx) "
+        "join intermediate.int_sentence_accuracies u using (submission_id, sent_idx) "
         "where s.campaign = 'demo' and not s.is_missing"
     ).fetchall()
     assert len(rows) == 2 * (6 + 2) * 200

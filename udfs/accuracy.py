@@ -47,7 +47,7 @@ reference's part across runs, and aligns the units with ``pattern_edit_counts`` 
 the token counts where nothing is substituted, else from the dynamic programme here, which
 ``srlens_accuracy_counts`` runs for the larger units of a batch of rows together in numpy,
 ``batch_edit_counts``); the
-formulas are SQL (int_sentence_udf_scores.sql). ``sentence_accuracies`` stays the plain-Python definition, which
+formulas are SQL (int_sentence_accuracies.sql). ``sentence_accuracies`` stays the plain-Python definition, which
 tests compare the warehouse with; ``srlens_accuracies`` is it as a SQL function.
 
 Edge values.
