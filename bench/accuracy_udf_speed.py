@@ -3,7 +3,7 @@ at this tree, alternately, and whether both give the same counts.
 
     python bench/accuracy_udf_speed.py WAREHOUSE --before REV [--rounds 3]
 
-The UDF's inputs are read once from int_scored_outputs as int_sentence_udf_scores passes them, in
+The UDF's inputs are read once from int_scored_outputs as int_sentence_accuracies passes them, in
 batches of 2,048 rows as DuckDB hands them to an arrow UDF; each side calls
 srlens_accuracy_counts_arrow on all batches in a fresh process with that revision's srlens on the
 path (its tables kept across batches, as in a build), CPU = user + sys of that loop. The counts of

@@ -44,7 +44,7 @@ SCORES_SQL = """
            s.reorder_accuracy_mean, s.dea, s.corpus_bleu, s.bleu_mean
     from submission_scores s
     join (select submission_id, sum(acc.reorder_correct) as correct, sum(acc.reorder_total) as total
-          from intermediate.int_sentence_udf_scores group by all) u using (submission_id)
+          from intermediate.int_sentence_accuracies group by all) u using (submission_id)
     where s.corpus = ? and s.team = 'baseline'
 """
 

@@ -46,10 +46,10 @@ SCHEMAS = {"stg": "staging", "int": "intermediate"}  # by model-name prefix; mar
 BEFORE_AFTER = [
     (
         "sentence scores (BLEU + accuracies)",
-        [("int_sentence_udf_scores", "intermediate/int_sentence_udf_scores.sql")],
+        [("int_sentence_accuracies", "intermediate/int_sentence_accuracies.sql")],
         [
             ("int_sentence_bleu_stats", "intermediate/int_sentence_bleu_stats.sql"),
-            ("int_sentence_udf_scores", "intermediate/int_sentence_udf_scores.sql"),
+            ("int_sentence_accuracies", "intermediate/int_sentence_accuracies.sql"),
         ],
     ),
     (
@@ -247,7 +247,7 @@ def main():
             udf_seconds[name] = time.perf_counter() - t0
         pairs = con.execute(
             "select s.out_lemmas, s.ref_lemmas, u.bleu from intermediate.int_scored_outputs s "
-            "join intermediate.int_sentence_udf_scores u using (submission_id, sent_idx)"
+            "join intermediate.int_sentence_bleu_stats u using (submission_id, sent_idx)"
         ).fetchall()
         con.close()
         smooth = SmoothingFunction().method2
@@ -258,14 +258,14 @@ def main():
         comparison = before_after_report(warehouse, args.before)
 
     dea_s = times["int_dea_edges"] + times["int_output_lemmas"]
-    udf_s = times["int_sentence_udf_scores"] + times["int_sentence_bleu_stats"]
+    udf_s = times["int_sentence_accuracies"] + times["int_sentence_bleu_stats"]
     scoring_models = (
         "int_output_words",
         "int_output_lemmas",
         "int_scored_outputs",
         "int_dea_edges",
         "int_sentence_bleu_stats",
-        "int_sentence_udf_scores",
+        "int_sentence_accuracies",
         "sentence_scores",
         "submission_scores",
         "dea_by_relation",
@@ -281,7 +281,7 @@ def main():
         f"| DEA, set-based SQL (`int_output_lemmas` + `int_dea_edges`) | {dea_s:.1f} | {n / dea_s:,.0f} |",
         "| BLEU (n-gram statistics in SQL, `int_sentence_bleu_stats`) + string/tree/reorder accuracies "
         "(mapping, treelets and alignments with `srlens_accuracy_counts` in "
-        f"`int_sentence_udf_scores`) | {udf_s:.1f} | {n / udf_s:,.0f} |",
+        f"`int_sentence_accuracies`) | {udf_s:.1f} | {n / udf_s:,.0f} |",
         "| of which sentence BLEU alone (`srlens_sentence_bleu` over the same pairs) | "
         f"{udf_seconds['bleu']:.1f} | {n / udf_seconds['bleu']:,.0f} |",
         "| for comparison, the plain-Python accuracies (`srlens_accuracies`, `sentence_accuracies` per row) "

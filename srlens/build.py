@@ -480,6 +480,8 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
                 parsed_on,
             ],
         )
+        if full:
+            drop_stale_relations(con, results)
         con.execute("delete from meta.built_submissions")
         con.execute(
             "insert into meta.built_submissions (submission_id, loaded_at, corpus, team, campaign) "
@@ -488,6 +490,32 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
         return con.execute("select count(*) from sentence_scores where processing_status = 'chunked'").fetchone()[0]
     finally:
         con.close()
+
+
+# dbt's own schemas: what is in them is srlens's to remove. Not main, where the marts (public) are.
+OWN_SCHEMAS = ("staging", "intermediate")
+
+
+def drop_stale_relations(con, results):
+    """After a full build, drop the tables and views of dbt's own schemas that no model made: a model
+    that a newer srlens renamed or removed (int_sentence_udf_scores, now int_sentence_accuracies)
+    would otherwise stay in the warehouse with the figures of an older build."""
+    models = {r["unique_id"].split(".")[-1] for r in results if r["unique_id"].startswith("model.")}
+    relations = con.execute(
+        """select schema_name, table_name, 'table' from duckdb_tables()
+           where database_name = current_database() and list_contains(?, schema_name)
+           union all
+           select schema_name, view_name, 'view' from duckdb_views()
+           where database_name = current_database() and list_contains(?, schema_name) and not internal""",
+        [list(OWN_SCHEMAS), list(OWN_SCHEMAS)],
+    ).fetchall()
+    for schema, name, kind in relations:
+        if name not in models:
+            con.execute(f"drop {kind} {quoted(schema)}.{quoted(name)}")
+
+
+def quoted(name):
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _failures(output):

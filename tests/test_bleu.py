@@ -342,9 +342,8 @@ def stats_warehouse(pairs, tmp_path_factory):
 def _sql_stats_against_python(con):
     rows = con.execute(
         "select o.out_lemmas, o.ref_lemmas, s.hyp_len, s.ref_len, s.m1, s.m2, s.m3, s.m4, s.t1, s.t2, s.t3, s.t4, "
-        "       u.bleu from intermediate.int_scored_outputs o "
-        "full join intermediate.int_sentence_bleu_stats s using (submission_id, sent_idx) "
-        "full join intermediate.int_sentence_udf_scores u using (submission_id, sent_idx)"
+        "       s.bleu from intermediate.int_scored_outputs o "
+        "full join intermediate.int_sentence_bleu_stats s using (submission_id, sent_idx)"
     ).fetchall()
     for out, ref, *stats, score in rows:
         assert tuple(stats) == bleu.bleu_stats(out, ref), (out, ref)

@@ -39,6 +39,38 @@ def test_failed_build_leaves_the_previous_warehouse(small_warehouse, tmp_path, m
     assert not list(tmp_path.glob(".*.building*"))
 
 
+def test_a_full_build_drops_what_no_model_makes_in_its_own_schemas(small_warehouse):
+    """A model a newer srlens renamed (int_sentence_udf_scores) must not linger with old figures;
+    the marts' schema is public and left alone, and an incremental build drops nothing."""
+    con = duckdb.connect(str(small_warehouse))
+    con.execute("create table intermediate.int_sentence_udf_scores as select 1 as x")
+    con.execute('create view staging."stg_old ""quoted"" name" as select 1 as x')
+    con.execute("create table main.my_notes as select 'mine' as note")
+    con.close()
+    build(small_warehouse, echo=False)  # nothing loaded since: an incremental build
+    con = duckdb.connect(str(small_warehouse), read_only=True)
+    assert con.execute("select count(*) from intermediate.int_sentence_udf_scores").fetchone() == (1,)
+    con.close()
+    build(small_warehouse, echo=False, full_refresh=True)
+    con = duckdb.connect(str(small_warehouse), read_only=True)
+    names = {
+        (schema, name)
+        for schema, name in con.execute(
+            "select schema_name, table_name from duckdb_tables() union all "
+            "select schema_name, view_name from duckdb_views() where not internal"
+        ).fetchall()
+    }
+    assert ("intermediate", "int_sentence_udf_scores") not in names
+    assert ("staging", 'stg_old "quoted" name') not in names
+    assert ("main", "my_notes") in names
+    # every model is still there: dbt's schemas hold exactly the project's models
+    models = {path.stem for path in (DBT_PROJECT_DIR / "models").rglob("*.sql")}
+    own = {name for schema, name in names if schema in ("staging", "intermediate")}
+    assert own and own <= models
+    assert ("intermediate", "int_sentence_accuracies") in names
+    con.close()
+
+
 def test_reader_holding_the_file_open_keeps_a_consistent_view(small_warehouse):
     load_treebank(small_warehouse, EN_EWT_TEST, "en_ewt_test")
     reader = duckdb.connect(str(small_warehouse), read_only=True)

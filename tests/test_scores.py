@@ -13,6 +13,7 @@ from srlens.build import build
 from srlens.demo import DEMO_MANIFEST
 from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.load import load_outputs, load_treebank
+from srlens.udfs import register_all
 from srlens.udfs.accuracy import ACCURACY_FIELDS, COUNT_FIELDS, sentence_accuracies
 from tests.conftest import FIGURE1, require_shared
 from tests.reference_metrics import read_analysis_trees
@@ -207,7 +208,7 @@ def test_demo_accuracies_equal_the_python_definition(warehouse_con, demo_referen
     rows = warehouse_con.execute(
         "select s.corpus, s.run, s.sent_id, o.output_text, u.acc "
         "from sentence_scores s join staging.stg_outputs o using (submission_id, sent_idx) "
-        "join intermediate.int_sentence_udf_scores u using (submission_id, sent_idx) "
+        "join intermediate.int_sentence_accuracies u using (submission_id, sent_idx) "
         "where s.campaign = 'demo' and not s.is_missing"
     ).fetchall()
     assert len(rows) == 2 * (6 + 2) * 200
@@ -346,6 +347,7 @@ def test_a_lemma_id_too_large_for_its_key_stops_the_model(compiled_keyed_models,
     warehouse, sql = compiled_keyed_models
     for last in (2**id_bits - 1, 2**id_bits):
         con = duckdb.connect(str(warehouse))
+        register_all(con)  # int_sentence_bleu_stats ends with BLEU (srlens_bleu_from_stats)
         try:
             con.execute("drop schema if exists intermediate cascade; create schema intermediate")
             con.execute(

@@ -46,7 +46,7 @@ rows at once in numpy, on the lemmas as integers (dictionary-encoded per batch),
 units together (``_units_edit_counts``: a compiled weighted edit distance gives I, D and S; the
 moves come from the token counts where nothing is substituted, else from the dynamic programme
 here, run for many units together in numpy, ``batch_edit_counts``); the formulas are SQL
-(int_sentence_udf_scores.sql). ``sentence_accuracies`` stays the plain-Python definition, which
+(int_sentence_accuracies.sql). ``sentence_accuracies`` stays the plain-Python definition, which
 tests compare the warehouse with; ``srlens_accuracies`` is it as a SQL function.
 
 Edge values.

@@ -1,5 +1,5 @@
 {{ incremental_by_submission() }}
--- Sentence BLEU's sufficient statistics, set-based: exactly udfs/bleu.py bleu_stats (nltk's
+-- Sentence BLEU and its sufficient statistics, set-based: exactly udfs/bleu.py bleu_stats (nltk's
 -- clipped n-gram matches m1..m4 and totals t1..t4 = max(1, hyp_len - n + 1)) for every scored
 -- output. The reference n-grams are counted once per corpus sentence, not once per run.
 -- A lemma is identified within its reference sentence by the position of its first occurrence
@@ -69,20 +69,29 @@ matches as (
         sum(least(output_count, reference_count)) filter (where ngram >= 35184372088832) as m4
     from output_matches
     group by output_id
+),
+
+stats as (
+    select
+        o.submission_id,
+        o.sent_idx,
+        o.hyp_len,
+        o.ref_len,
+        coalesce(m.m1, 0)::bigint as m1,
+        coalesce(m.m2, 0)::bigint as m2,
+        coalesce(m.m3, 0)::bigint as m3,
+        coalesce(m.m4, 0)::bigint as m4,
+        greatest(1, o.hyp_len) as t1,
+        greatest(1, o.hyp_len - 1) as t2,
+        greatest(1, o.hyp_len - 2) as t3,
+        greatest(1, o.hyp_len - 3) as t4
+    from outputs o
+    left join matches m using (output_id)
 )
 
+-- BLEU itself: nltk's arithmetic (udfs/bleu.py) over the batch of statistics; a cheap numpy UDF, kept
+-- here so that the accuracies' UDF (int_sentence_accuracies) need not wait for these statistics.
 select
-    o.submission_id,
-    o.sent_idx,
-    o.hyp_len,
-    o.ref_len,
-    coalesce(m.m1, 0)::bigint as m1,
-    coalesce(m.m2, 0)::bigint as m2,
-    coalesce(m.m3, 0)::bigint as m3,
-    coalesce(m.m4, 0)::bigint as m4,
-    greatest(1, o.hyp_len) as t1,
-    greatest(1, o.hyp_len - 1) as t2,
-    greatest(1, o.hyp_len - 2) as t3,
-    greatest(1, o.hyp_len - 3) as t4
-from outputs o
-left join matches m using (output_id)
+    *,
+    srlens_bleu_from_stats(hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4) as bleu
+from stats

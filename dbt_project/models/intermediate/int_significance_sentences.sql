@@ -11,7 +11,7 @@ select
     (row_number() over (partition by s.submission_id order by s.sent_idx) - 1)::integer as position,
     count(*) over (partition by s.submission_id)::integer as n,
     {%- for c in ['hyp_len', 'ref_len', 'm1', 'm2', 'm3', 'm4', 't1', 't2', 't3', 't4'] %}
-        u.bleu_stats.{{ c }}::double as {{ c }},
+        b.{{ c }}::double as {{ c }},
     {%- endfor %}
     s.dea_matched::double as dea_matched,
     s.dea_edges::double as dea_edges,
@@ -20,5 +20,6 @@ select
     (s.{{ score }} is not null)::double as {{ score }}_n{{ ',' if not loop.last }}
 {%- endfor %}
 from {{ ref('sentence_scores') }} s
-join {{ ref('int_sentence_udf_scores') }} u using (submission_id, sent_idx)
+join {{ ref('int_sentence_accuracies') }} u using (submission_id, sent_idx)  -- the scored outputs
+left join {{ ref('int_sentence_bleu_stats') }} b using (submission_id, sent_idx)  -- none without a reference
 where not s.is_missing and {{ changed_submission('s.submission_id') }}

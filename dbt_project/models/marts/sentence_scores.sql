@@ -29,7 +29,7 @@ select
     o.is_missing,
     x.reference_words,
     x.output_words,
-    u.bleu,
+    b.bleu,
     case when x.reference_words > 1 then coalesce(d.matched_edges, 0) / (x.reference_words - 1) end as dea,
     -- (NULL for a run of a reference-free corpus, issue 17: it has no reference edges to count)
     case when x.has_reference is not false then coalesce(d.edges, 0) end as dea_edges,
@@ -52,7 +52,8 @@ from {{ ref('stg_outputs') }} o
 join {{ ref('stg_submissions') }} s using (submission_id)
 left join scored x using (submission_id, sent_idx)
 left join {{ ref('stg_parsed_texts') }} pt on pt.text_hash = sha256(o.output_text) and pt.processor = x.processor
-left join {{ ref('int_sentence_udf_scores') }} u using (submission_id, sent_idx)
+left join {{ ref('int_sentence_accuracies') }} u using (submission_id, sent_idx)
+left join {{ ref('int_sentence_bleu_stats') }} b using (submission_id, sent_idx)
 left join dea d using (submission_id, sent_idx)
 left join {{ ref('int_lambre_sentence_scores') }} l using (submission_id, sent_idx)
 left join {{ ref('int_human_sentence_z') }} h using (submission_id, sent_idx)

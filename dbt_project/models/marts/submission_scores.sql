@@ -3,13 +3,13 @@
 -- and the means of the sentence scores over the sentences the run has. Every input is a
 -- per-submission model, so a run's row depends on its own rows only.
 with sentences as (
-    select s.*, u.bleu_stats as st
+    select s.*, b.st
     from {{ ref('sentence_scores') }} s
     left join (
-        select submission_id, sent_idx, bleu_stats
-        from {{ ref('int_sentence_udf_scores') }}
+        select submission_id, sent_idx, struct_pack(hyp_len, ref_len, m1, m2, m3, m4, t1, t2, t3, t4) as st
+        from {{ ref('int_sentence_bleu_stats') }}
         where {{ changed_submission() }}
-    ) u using (submission_id, sent_idx)
+    ) b using (submission_id, sent_idx)
     where {{ changed_submission('s.submission_id') }}
 )
 
