@@ -4,17 +4,20 @@ model's SQL at an older revision and at this tree, and whether both give the sam
     python bench/models_before_after.py WAREHOUSE --before REV MODEL [MODEL ...] [--doc TITLE]
 
 Each side's SQL is what `dbt compile` makes of that revision's project (a detached git worktree of
-REV for the before side) with the vars of the warehouse's last build, on an empty database, so an
-incremental model compiles to its full-refresh SQL. Each model runs in a fresh process with that
-revision's srlens on the path (its Python UDFs registered), on a read-only attachment of the
-warehouse, with DuckDB's profiler; its rows go to a Parquet file, and the two sides' files are
-compared row for row on the columns both sides have (EXCEPT ALL both ways: equal means every value
-equal, floats to the bit; a column only one side has is named, not compared). Peak MB is the model
-process's peak resident memory (ru_maxrss: DuckDB, the Python UDFs and the process itself).
+REV for the before side) with the vars of the warehouse's last build, on an empty database, with
+--full-refresh: an incremental model compiles to its full-refresh SQL, and a data test (given by its
+node name, e.g. unique_key_suspicious_subtrees_submission_id__view__subtree) reads every row. Each
+model runs in a fresh process with that revision's srlens on the path (its Python UDFs registered),
+on a read-only attachment of the warehouse, with DuckDB's profiler; its rows go to a Parquet file,
+and the two sides' files are compared row for row on the columns both sides have (EXCEPT ALL both
+ways: equal means every value equal, floats to the bit; a column only one side has is named, not
+compared). Peak MB is the model process's peak resident memory (ru_maxrss: DuckDB, the Python UDFs
+and the process itself).
 Unlike profile_model.py this takes models with Jinja macros and UDFs (e.g. pairwise_significance).
 """
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -34,7 +37,7 @@ def compile_models(tree, models, warehouse, work):
     script = (
         "import sys; from pathlib import Path; from srlens.build import run_dbt\n"
         "tree, db, work, vars_, *models = sys.argv[1:]\n"
-        "ok, out = run_dbt(['compile', '--select', *models, '--vars', vars_], Path(db), Path(work),"
+        "ok, out = run_dbt(['compile', '--full-refresh', '--select', *models, '--vars', vars_], Path(db), Path(work),"
         " project_dir=Path(tree) / 'dbt_project', echo=False)\n"
         "sys.exit(0 if ok else out[-3000:])\n"
     )
@@ -42,7 +45,14 @@ def compile_models(tree, models, warehouse, work):
     args = [str(tree), str(work / "compile.duckdb"), str(work), json.dumps(all_vars), *models]
     subprocess.run([sys.executable, "-c", script, *args], env=env, check=True, cwd=work)
     compiled = work / "target" / "compiled" / "srlens" / "models"
-    return {m: next(compiled.rglob(f"{m}.sql")).read_text() for m in models}
+    return {m: compiled_file(compiled, m).read_text() for m in models}
+
+
+def compiled_file(compiled, name):
+    """The compiled SQL of a model or a data test: dbt names the file of a test whose name has 64
+    characters or more by its first 30 and the md5 of the whole name."""
+    digest = hashlib.md5(name.encode("utf-8")).hexdigest()
+    return next(iter([*compiled.rglob(f"{name}.sql"), *compiled.rglob(f"*_{digest}.sql")]))
 
 
 def run_one(warehouse, sql_file, parquet, memory_limit):

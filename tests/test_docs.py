@@ -120,13 +120,17 @@ def test_docs_need_a_built_warehouse(tmp_path):
 
 def test_the_key_tests_fail_on_a_duplicate_and_on_a_null_key(built_warehouse, tmp_path):
     """unique_key is one query per key that sees a duplicate whose nullable part is NULL and a NULL in
-    a key column; the tests of the unchanged marts still pass."""
+    a key column, and a duplicate of a string key among the mining marts' thousands of rows (it groups
+    by a hash of the key first); the tests of the unchanged marts still pass."""
     copy = tmp_path / "w.duckdb"
     shutil.copy(built_warehouse, copy)
     con = duckdb.connect(str(copy))
     try:
         con.execute("insert into error_examples select * from error_examples where view is null limit 1")
         con.execute("update dea_by_relation set relation = null where rowid = (select min(rowid) from dea_by_relation)")
+        for mart in ("suspicious_subtrees", "suspicious_subtrees_summary"):
+            assert con.execute(f"select count(*) from {mart}").fetchone()[0] > 1000
+            con.execute(f"insert into {mart} select * from {mart} where rowid = (select max(rowid) // 2 from {mart})")
     finally:
         con.close()
     ok, output = run_dbt(
@@ -136,6 +140,8 @@ def test_the_key_tests_fail_on_a_duplicate_and_on_a_null_key(built_warehouse, tm
             "error_examples",
             "dea_by_relation",
             "sentence_scores",
+            "suspicious_subtrees",
+            "suspicious_subtrees_summary",
             "--vars",
             json.dumps(last_build_vars(copy)),
         ],
@@ -147,4 +153,6 @@ def test_the_key_tests_fail_on_a_duplicate_and_on_a_null_key(built_warehouse, tm
     failed = set(re.findall(r"FAIL \d+ (\S+)", output))
     assert any(name.startswith("unique_key_error_examples") for name in failed), output[-3000:]
     assert any(name.startswith("unique_key_dea_by_relation") for name in failed), output[-3000:]
+    assert "unique_key_suspicious_subtrees_submission_id__view__subtree" in failed, output[-3000:]
+    assert "unique_key_suspicious_subtrees_summary_scope__scope_value__view__subtree" in failed, output[-3000:]
     assert not any("sentence_scores" in name for name in failed)

@@ -14,7 +14,8 @@
 -- How it is counted (fast at campaign scale): C(f) is the treebank's count minus the sentences
 -- the submission leaves out (missing, or NULL score), and only FAIL sentences are joined with the
 -- subtrees, by integer keys (int_subtrees' form_id). PASS counts follow: C(!f|P) = |PASS| -
--- (C(f) - C(f|F)).
+-- (C(f) - C(f|F)). The rows carry integers (submission_no, form_id) through the joins; the
+-- names are joined at the end.
 {%- set min_support = number_var('mining_min_support') %}
 
 with
@@ -37,7 +38,7 @@ submissions as (
 ),
 
 support as (
-    select corpus, view, subtree, form_id, sentences as treebank_sentences
+    select corpus, form_id, view, subtree, sentences as treebank_sentences
     from {{ ref('int_subtree_support') }}
     where
         sentences >= greatest({{ min_support }}, 1)
@@ -45,11 +46,14 @@ support as (
 ),
 
 -- The subtrees that can reach min_support, as one list per sentence: the sentences below meet
--- one row per sentence, not one per (sentence, subtree).
+-- one row per sentence, not one per (sentence, subtree). Filtered by form_id alone (an integer
+-- join; on (corpus, form_id) it was the slowest operator of the model): a form supported only in
+-- another corpus is counted too, and dropped by the join with support below.
 sentence_forms as (
     select t.corpus, t.sent_idx, list(t.form_id) as form_ids
     from {{ ref('int_subtrees') }} t
-    semi join support p using (corpus, form_id)
+    semi join (select distinct form_id from support) p using (form_id)
+    where t.corpus in (select corpus from submissions)
     group by t.corpus, t.sent_idx
 ),
 
@@ -84,8 +88,7 @@ form_counts as (
 counts as (
     select
         s.submission_no,
-        p.view,
-        p.subtree,
+        p.form_id,
         s.sentences,
         s.failures,
         s.threshold,
@@ -105,7 +108,13 @@ scored as (
     where c_f >= greatest({{ min_support }}, 1)
 ),
 
--- The names of each submission, joined to its rows by an integer.
+-- The names of each form and submission, joined to the rows by integers.
+forms as (
+    select form_id, any_value(view) as view, any_value(subtree) as subtree
+    from support
+    group by form_id
+),
+
 named as (
     select s.submission_no, sub.submission_id, sub.corpus, sub.team, sub.run, sub.campaign
     from submissions s
@@ -114,8 +123,8 @@ named as (
 
 select
     sub.submission_id,
-    c.view,
-    c.subtree,
+    f.view,
+    f.subtree,
     sub.corpus,
     sub.team,
     sub.run,
@@ -138,3 +147,4 @@ select
     c.c_f >= {{ min_support }} and c.c_f_fail * c.sentences > c.failures * c.c_f as is_suspicious
 from scored c
 join named sub using (submission_no)
+join forms f using (form_id)
