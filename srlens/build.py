@@ -37,6 +37,7 @@ from srlens.children import die_with_parent
 from srlens.dbt_main import ARGUMENTS_ON_STDIN
 from srlens.loaders.store import beside, connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
+from srlens.sandbox import identifier
 from srlens.signature import signature
 
 
@@ -511,11 +512,7 @@ def drop_stale_relations(con, results):
     ).fetchall()
     for schema, name, kind in relations:
         if name not in models:
-            con.execute(f"drop {kind} {quoted(schema)}.{quoted(name)}")
-
-
-def quoted(name):
-    return '"' + name.replace('"', '""') + '"'
+            con.execute(f"drop {kind} {identifier(schema)}.{identifier(name)}")
 
 
 def _failures(output):

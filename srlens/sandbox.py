@@ -53,7 +53,8 @@ def _string(text):
     return "'" + str(text).replace("'", "''") + "'"
 
 
-def _identifier(text):
+def identifier(text):
+    """A name as a quoted SQL identifier, whatever characters it holds."""
     return '"' + str(text).replace('"', '""') + '"'
 
 
@@ -71,8 +72,8 @@ def connect(warehouse, writable_dir=None):
     con = duckdb.connect(":memory:", config=START_CONFIG)
     try:
         con.execute("set enable_progress_bar = false")  # DuckDB's bar would mix with the output
-        con.execute(f"attach {_string(path)} as {_identifier(name)} (read_only)")
-        con.execute(f"use {_identifier(name)}")
+        con.execute(f"attach {_string(path)} as {identifier(name)} (read_only)")
+        con.execute(f"use {identifier(name)}")
         con.execute("detach memory")
         if writable_dir is not None:  # only settable while external access is still on
             con.execute(f"set allowed_directories = [{_string(str(Path(writable_dir).resolve()) + '/')}]")
