@@ -186,6 +186,8 @@ def interruptible(con, work):
     thread that runs a query; a KeyboardInterrupt raised around a running query also left DuckDB
     unable to stop it. So the query runs in a worker thread, and the main thread's SIGINT handler
     calls con.interrupt(), which makes the query fail at once with duckdb.InterruptException.
+    DuckDB forgets an interrupt that comes before its query starts (the worker may still be importing
+    pandas when Ctrl-C comes), so the main thread interrupts again every 0.1 s until the worker ends.
     """
     if (
         threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is signal.SIG_IGN
@@ -209,6 +211,8 @@ def interruptible(con, work):
         worker.start()
         while worker.is_alive():
             worker.join(0.1)
+            if interrupted:
+                con.interrupt()
     finally:
         signal.signal(signal.SIGINT, previous)
     if interrupted:

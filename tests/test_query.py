@@ -2,9 +2,11 @@
 
 import io
 import json
+import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import pandas as pd
@@ -13,6 +15,9 @@ import pytest
 from srlens.cli import main
 from srlens.query import QueryRefused, check_read_only, run_query
 from tests.conftest import REPO, default_sigint
+
+# runs for hours unless interrupted
+LONG_QUERY = "select count(*) from range(100000000) a, range(100000000) b where a.range + b.range = -1"
 
 EXAMPLES = sorted((REPO / "sql" / "examples").glob("*.sql"))
 
@@ -170,9 +175,8 @@ def test_ctrl_c_stops_a_long_query_in_one_line(built_warehouse):
         "import sys; from srlens.cli import main; print('ready', file=sys.stderr, flush=True); "
         "sys.exit(main(sys.argv[1:]))"
     )
-    sql = "select count(*) from range(100000000) a, range(100000000) b where a.range + b.range = -1"
     child = subprocess.Popen(
-        [sys.executable, "-c", code, "--warehouse", str(built_warehouse), "query", sql],
+        [sys.executable, "-c", code, "--warehouse", str(built_warehouse), "query", LONG_QUERY],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -186,6 +190,35 @@ def test_ctrl_c_stops_a_long_query_in_one_line(built_warehouse):
     finally:
         child.kill()
     assert (child.returncode, out, err) == (130, "", "srlens: interrupted\n")
+
+
+def test_ctrl_c_before_the_query_starts_still_stops_it():
+    # DuckDB forgets an interrupt that comes before its query starts; the worker may still be
+    # importing pandas then. The watchdog stops the query if Ctrl-C was lost, and fails the test.
+    import duckdb
+
+    from srlens.sandbox import interruptible
+
+    con = duckdb.connect()
+    lost = []
+
+    def work():
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while no query runs yet
+        time.sleep(0.5)  # the main thread's handler runs meanwhile
+        return con.execute(LONG_QUERY).fetchall()
+
+    def watchdog():
+        lost.append(True)
+        con.interrupt()
+
+    timer = threading.Timer(30, watchdog)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            interruptible(con, work)
+    finally:
+        timer.cancel()
+    assert not lost
 
 
 def test_examples_and_query_share_the_sandbox(built_warehouse):
