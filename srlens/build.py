@@ -25,6 +25,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from importlib import metadata
 from pathlib import Path
@@ -329,6 +330,8 @@ def copy_and_hold(warehouse, building):
         os.close(held)
         if freeing:
             freeing.stdin.close()
+            # reaped when it exits, so a long-lived process (the Python API) keeps no zombie
+            threading.Thread(target=freeing.wait, name="srlens-free-old-warehouse", daemon=True).start()
 
 
 def free_later(fd):
