@@ -71,7 +71,7 @@ tests as (
         p.submission_id, s.corpus, s.team, s.run, s.campaign,
         p.variables[p.t.a] as metric_a, p.variables[p.t.b] as metric_b,
         p.ordinals[p.t.a] as ordinal_a, p.ordinals[p.t.b] as ordinal_b,
-        {'n': p.t.n, 'rho': p.t.rho, 'p_value': p.t.p_value} as r
+        { 'n': p.t.n, 'rho': p.t.rho, 'p_value': p.t.p_value } as r
     from pair_results p
     join {{ ref('stg_submissions') }} s on s.submission_id = p.submission_id
 ),
