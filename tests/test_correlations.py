@@ -242,23 +242,27 @@ def test_holm_reference_on_a_hand_computed_case():
     assert holm([0.02, 0.02, 0.9]) == [0.06, 0.06, 0.9]  # ties get the same value, whatever their order
 
 
-def pairwise_spearman_in_sql(rows):
-    """[(k, n, rho, p_value)] of srlens_spearman_pairwise over the (xs, ys) rows, in one DuckDB table."""
+def spearman_pairs_in_sql(rows):
+    """[[(a, b, n, rho, p_value) per pair a < b]] of srlens_spearman_pairs over rows of samples, in one
+    DuckDB table."""
     from srlens.udfs import stats as udf_stats
 
     con = duckdb.connect()
     udf_stats.register(con)
-    con.execute("create table t (k integer, xs double[], ys double[])")
-    con.executemany("insert into t values (?, ?, ?)", [(k, xs, ys) for k, (xs, ys) in enumerate(rows)])
-    got = con.execute(
-        "select k, r.n, r.rho, r.p_value from (select k, srlens_spearman_pairwise(xs, ys) r from t) order by k"
-    ).fetchall()
+    con.execute("create table t (k integer, samples double[][])")
+    con.executemany("insert into t values (?, ?)", list(enumerate(rows)))
+    got = con.execute("select srlens_spearman_pairs(samples) from t order by k").fetchall()
     con.close()
-    return got
+    return [[(t["a"], t["b"], t["n"], t["rho"], t["p_value"]) for t in pairs] for (pairs,) in got]
 
 
-def test_pairwise_spearman_udf_equals_scipy_bit_for_bit():
-    """srlens_spearman_pairwise (metric_correlations) on lists with NULLs, ties, constant and tiny
+def complete_pairs_spearman(xs, ys):
+    pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+    return expected_spearman([x for x, _ in pairs], [y for _, y in pairs])
+
+
+def test_spearman_pairs_udf_equals_scipy_bit_for_bit():
+    """srlens_spearman_pairs (metric_correlations) on lists with NULLs, ties, constant and tiny
     samples, in batches of several arrow chunks: exactly scipy.stats.spearmanr on the complete pairs."""
     draw = random.Random(18)
     rows = []
@@ -270,18 +274,16 @@ def test_pairwise_spearman_udf_equals_scipy_bit_for_bit():
             None if draw.random() < 0.1 else draw.choice([draw.random(), float(draw.randint(0, 2))])
             for _ in range(size)
         ]
-        rows.append((xs, ys))
-    got = pairwise_spearman_in_sql(rows)
+        rows.append([xs, ys])
+    got = spearman_pairs_in_sql(rows)
     defined = 0
-    for (k, n, rho, p), (xs, ys) in zip(got, rows):
-        pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
-        want = expected_spearman([x for x, _ in pairs], [y for _, y in pairs])
-        assert (n, rho, p) == want, (k, xs, ys)
-        defined += rho is not None
+    for k, ((pair,), (xs, ys)) in enumerate(zip(got, rows)):
+        assert pair == (1, 2, *complete_pairs_spearman(xs, ys)), (k, xs, ys)
+        defined += pair[3] is not None
     assert 1000 < defined < len(rows) - 1000  # both defined and undefined cases were met
 
 
-def test_pairwise_spearman_udf_reuses_ranks_only_of_equal_samples():
+def test_spearman_pairs_udf_reuses_ranks_only_of_equal_samples():
     """As metric_correlations calls it: every pair of a run's variables, so one variable's list comes
     again and again, with and without NULLs on the other side; ranks kept for one sample must never
     serve another (same values in another order, one value changed, a NULL more)."""
@@ -294,12 +296,22 @@ def test_pairwise_spearman_udf_reuses_ranks_only_of_equal_samples():
         [None if k % 7 == 0 else x for k, x in enumerate(base)],
         [draw.random() for _ in range(40)],
         [None if k % 3 == 0 else draw.random() for k in range(40)],
+        base,
     ]
-    rows = [(a, b) for a in variables for b in variables]
-    got = pairwise_spearman_in_sql(rows)
-    for (k, n, rho, p), (xs, ys) in zip(got, rows):
-        pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
-        assert (n, rho, p) == expected_spearman([x for x, _ in pairs], [y for _, y in pairs]), k
+    [got] = spearman_pairs_in_sql([variables])
+    want = [
+        (a + 1, b + 1, *complete_pairs_spearman(variables[a], variables[b]))
+        for a in range(len(variables))
+        for b in range(a + 1, len(variables))
+    ]
+    assert got == want
+
+
+def test_spearman_pairs_udf_rows_and_lengths():
+    """Rows with no sample or one (no pair), and samples of different lengths in a row (an error)."""
+    assert spearman_pairs_in_sql([[], [[1.0, 2.0, 3.0]]]) == [[], []]
+    with pytest.raises(duckdb.Error, match="different lengths"):
+        spearman_pairs_in_sql([[[1.0, 2.0, 3.0], [1.0, 2.0]]])
 
 
 def sentence_vectors(con):

@@ -34,7 +34,7 @@ UDF_MODELS = {
     "int_sentence_accuracies": {"srlens_accuracy_counts"},
     "int_submission_intervals": {"srlens_bleu_from_stats"},
     "int_submission_resample_sums": {"srlens_resample_sums"},
-    "metric_correlations": {"srlens_spearman_pairwise"},
+    "metric_correlations": {"srlens_spearman_pairs"},
     "pairwise_significance": {"srlens_bleu_from_stats", "srlens_pair_tests"},
     "projectivity_tests": {"srlens_mannwhitney"},
     "submission_scores": {"srlens_bleu_from_stats"},

@@ -20,13 +20,14 @@ test, not per sentence.
   correction). u is the U statistic of the FIRST sample, xs. u and p are NULL
   when a sample is empty (scipy returns NaN).
 
-* ``srlens_spearman_pairwise(xs DOUBLE[], ys DOUBLE[]) -> STRUCT(n, rho, p_value)``: the values of
-  ``srlens_spearman`` on the pairs of ``xs[i], ys[i]`` where neither is NULL, bit for bit, for a
-  whole batch of rows at once (metric_correlations: one list per variable and run, so no row-level
-  join of each pair's samples). Each row's ranks are ``scipy.stats.rankdata`` of its pairwise
-  complete values and its rho scipy's own step (``np.corrcoef`` of the ranks); the t statistic and
-  two-sided p-value of the whole batch come from one vectorized call of the function scipy uses
-  (``special.stdtr``), with scipy's formula. Same NULL rules as ``srlens_spearman``.
+* ``srlens_spearman_pairs(samples DOUBLE[][]) -> STRUCT(a, b, n, rho, p_value)[]``: for every pair
+  a < b of a row's samples (1-based positions; lists of one length, NULL where a sentence has no
+  value), the values of ``srlens_spearman`` on the sentences where both have a value, bit for bit
+  (metric_correlations: one row per run, its variables' lists, so each list crosses into Python
+  once and is ranked once per row). Each pair's ranks are ``scipy.stats.rankdata`` of its
+  pairwise complete values and its rho scipy's own step (``np.corrcoef`` of the ranks); the t
+  statistic and two-sided p-value of the whole batch come from one vectorized call of the function
+  scipy uses (``special.stdtr``), with scipy's formula. Same NULL rules as ``srlens_spearman``.
 
 * ``srlens_system_correlation(systems STRUCT(x DOUBLE, y DOUBLE, outlier BOOLEAN)[]) -> STRUCT(...)``:
   system-level correlation (issue 17) of a metric x with a human score y, one element per system
@@ -42,7 +43,6 @@ import math
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 # scipy is imported in the functions that use it: importing scipy.stats takes about a second, and every
 # dbt process imports this module before its first node (udfs/plugin.py), whether it calls them or not.
@@ -189,7 +189,7 @@ def _list_values(column):
     column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if column.null_count:
         raise ValueError("spearman: NULL list; pass [] for an empty sample")
-    values = pc.fill_null(column.values, np.nan).to_numpy(zero_copy_only=False)
+    values = column.values.to_numpy(zero_copy_only=False)  # a NULL becomes NaN
     return values, column.offsets.to_numpy()
 
 
@@ -207,25 +207,62 @@ def _average_ranks(values):
 
 def _corrcoef_1_0(x_centred, y_centred):
     """``np.corrcoef(np.vstack((x, y)))[1, 0]`` (scipy.stats.spearmanr's step on the ranks) given x and
-    y less their means (numpy's row means are the same sums): numpy's own operations in its order (the
-    same 2 x n product, scaling and clipping), so the same bits, without its argument handling."""
-    rows = np.vstack((x_centred, y_centred))
+    y less their means (numpy's row means are the same sums): numpy's own 2 x n product, then its
+    scaling, division by the standard deviations and clipping of that one element in its order (the
+    same IEEE operations on the same doubles, so the same bits), without its argument handling."""
+    rows = np.empty((2, len(x_centred)))
+    rows[0], rows[1] = x_centred, y_centred
     c = np.dot(rows, rows.T.conj())
-    c *= np.true_divide(1, rows.shape[1] - 1)
-    stddev = np.sqrt(np.diag(c))
-    c /= stddev[:, None]
-    c /= stddev[None, :]
-    np.clip(c, -1, 1, out=c)
-    return c[1, 0]
+    scale = np.true_divide(1, rows.shape[1] - 1)
+    rho = c[1, 0] * scale / math.sqrt(c[1, 1] * scale) / math.sqrt(c[0, 0] * scale)
+    return min(max(rho, -1.0), 1.0)
 
 
-def spearman_pairwise_arrow(x_column, y_column):
-    (x_values, x_offsets), (y_values, y_offsets) = _list_values(x_column), _list_values(y_column)
-    if not np.array_equal(np.diff(x_offsets), np.diff(y_offsets)):
-        raise ValueError("spearman: lists of different lengths in one row")
-    # A variable meets every other variable of its run, mostly with the same values (no NULLs on
-    # either side): its centred ranks are computed once per batch and values, not once per pair.
-    centred = {}
+SPEARMAN_PAIRS_STRUCT = pa.struct([("a", pa.int32()), ("b", pa.int32()), *SPEARMAN_STRUCT])
+
+
+def spearman_pairs_arrow(samples_column):
+    """Per row, a list of k samples (lists of one length, NULL: no value): for each pair a < b of them
+    (1-based, in the order a, b), (a, b, n, rho, p_value) on the sentences where both have a value."""
+    samples_column = samples_column.combine_chunks() if isinstance(samples_column, pa.ChunkedArray) else samples_column
+    if samples_column.null_count:
+        raise ValueError("spearman: NULL list of samples")
+    values, offsets = _list_values(samples_column.values)
+    samples = samples_column.offsets.to_numpy()
+    pairs, a, b, n, rho = [], [], [], [], []
+    for first, last in zip(samples[:-1], samples[1:]):
+        lists = [values[offsets[k] : offsets[k + 1]] for k in range(first, last)]
+        if len({len(x) for x in lists}) > 1:
+            raise ValueError("spearman: samples of different lengths in one row")
+        # Each sample meets every other one of its row, mostly with the same values (no NULLs on
+        # either side): its centred ranks are computed once per row and values, not once per pair.
+        centred = {}
+        for i in range(len(lists)):
+            for j in range(i + 1, len(lists)):
+                a.append(i + 1)
+                b.append(j + 1)
+                n_ij, rho_ij = _spearman_rho(lists[i], lists[j], centred)
+                n.append(n_ij)
+                rho.append(rho_ij)
+        pairs.append(len(lists) * (len(lists) - 1) // 2)
+    n, rho = np.array(n, dtype=np.int64), np.array(rho, dtype=np.float64)
+    p = _spearman_p(n, rho)
+    results = pa.StructArray.from_arrays(
+        [
+            pa.array(a, type=pa.int32()),
+            pa.array(b, type=pa.int32()),
+            pa.array(n),
+            pa.array(rho, mask=~np.isfinite(rho)),
+            pa.array(p, mask=~np.isfinite(p)),
+        ],
+        fields=list(SPEARMAN_PAIRS_STRUCT),
+    )
+    return pa.ListArray.from_arrays(pa.array(np.r_[0, np.cumsum(pairs)].astype(np.int32)), results)
+
+
+def _spearman_rho(xs, ys, centred):
+    """(n, rho) of the pairs of xs[i], ys[i] where neither is NaN; rho NaN when undefined (module doc).
+    ``centred`` keeps the centred ranks of the samples seen, by their values."""
 
     def centred_ranks(values):
         key = values.tobytes()
@@ -234,20 +271,11 @@ def spearman_pairwise_arrow(x_column, y_column):
             centred[key] = ranks - ranks.mean()
         return centred[key]
 
-    n = np.zeros(len(x_offsets) - 1, dtype=np.int64)
-    rho = np.full(len(n), np.nan)
-    for k, (start, end) in enumerate(zip(x_offsets[:-1], x_offsets[1:])):
-        xs, ys = x_values[start:end], y_values[start:end]
-        both = ~np.isnan(xs) & ~np.isnan(ys)
-        x, y = xs[both], ys[both]
-        n[k] = len(x)
-        if n[k] >= 3 and (x != x[0]).any() and (y != y[0]).any():  # else undefined (module doc)
-            rho[k] = _corrcoef_1_0(centred_ranks(x), centred_ranks(y))
-    p = _spearman_p(n, rho)
-    return pa.StructArray.from_arrays(
-        [pa.array(n), pa.array(rho, mask=~np.isfinite(rho)), pa.array(p, mask=~np.isfinite(p))],
-        fields=list(SPEARMAN_STRUCT),
-    )
+    both = ~(np.isnan(xs) | np.isnan(ys))
+    x, y = (xs, ys) if both.all() else (xs[both], ys[both])
+    if len(x) >= 3 and (x != x[0]).any() and (y != y[0]).any():
+        return len(x), _corrcoef_1_0(centred_ranks(x), centred_ranks(y))
+    return len(x), np.nan
 
 
 def register(con):
@@ -260,10 +288,10 @@ def register(con):
         null_handling="special",
     )
     con.create_function(
-        "srlens_spearman_pairwise",
-        spearman_pairwise_arrow,
-        ["DOUBLE[]", "DOUBLE[]"],
-        SPEARMAN_SQL_TYPE,
+        "srlens_spearman_pairs",
+        spearman_pairs_arrow,
+        ["DOUBLE[][]"],
+        "STRUCT(a INTEGER, b INTEGER, n BIGINT, rho DOUBLE, p_value DOUBLE)[]",
         type="arrow",
         null_handling="special",
     )

@@ -49,15 +49,31 @@ variable_lists as (
     {%- endfor %}
 ),
 
-tests as (
-    -- srlens_spearman_pairwise drops the sentences where either list is NULL
+-- srlens_spearman_pairs: for every pair a < b of a run's lists (in ordinal order), rho and p on
+-- the sentences where neither is NULL; one call per run, so each list is ranked once
+run_samples as (
     select
-        a.submission_id, s.corpus, s.team, s.run, s.campaign,
-        a.variable as metric_a, b.variable as metric_b, a.ordinal as ordinal_a, b.ordinal as ordinal_b,
-        srlens_spearman_pairwise(a.vs, b.vs) as r
-    from variable_lists a
-    join variable_lists b on a.submission_id = b.submission_id and a.ordinal < b.ordinal
-    join {{ ref('stg_submissions') }} s on s.submission_id = a.submission_id
+        submission_id,
+        list(variable order by ordinal) as variables,
+        list(ordinal order by ordinal) as ordinals,
+        list(vs order by ordinal) as samples
+    from variable_lists
+    group by submission_id
+),
+
+pair_results as (
+    select submission_id, variables, ordinals, unnest(srlens_spearman_pairs(samples)) as t
+    from run_samples
+),
+
+tests as (
+    select
+        p.submission_id, s.corpus, s.team, s.run, s.campaign,
+        p.variables[p.t.a] as metric_a, p.variables[p.t.b] as metric_b,
+        p.ordinals[p.t.a] as ordinal_a, p.ordinals[p.t.b] as ordinal_b,
+        { 'n': p.t.n, 'rho': p.t.rho, 'p_value': p.t.p_value } as r
+    from pair_results p
+    join {{ ref('stg_submissions') }} s on s.submission_id = p.submission_id
 ),
 
 holm as (
