@@ -131,6 +131,12 @@ def test_the_key_tests_fail_on_a_duplicate_and_on_a_null_key(built_warehouse, tm
         for mart in ("suspicious_subtrees", "suspicious_subtrees_summary"):
             assert con.execute(f"select count(*) from {mart}").fetchone()[0] > 1000
             con.execute(f"insert into {mart} select * from {mart} where rowid = (select max(rowid) // 2 from {mart})")
+        # a subtree numbered twice (what int_subtrees' key rests on): the same string with another form_id
+        support = "intermediate.int_subtree_support"
+        con.execute(
+            f"insert into {support} select corpus, view, subtree, sentences, form_id + 10000000 "
+            f"from {support} where rowid = (select max(rowid) // 2 from {support})"
+        )
     finally:
         con.close()
     ok, output = run_dbt(
@@ -142,6 +148,7 @@ def test_the_key_tests_fail_on_a_duplicate_and_on_a_null_key(built_warehouse, tm
             "sentence_scores",
             "suspicious_subtrees",
             "suspicious_subtrees_summary",
+            "int_subtree_support",
             "--vars",
             json.dumps(last_build_vars(copy)),
         ],
@@ -155,4 +162,5 @@ def test_the_key_tests_fail_on_a_duplicate_and_on_a_null_key(built_warehouse, tm
     assert any(name.startswith("unique_key_dea_by_relation") for name in failed), output[-3000:]
     assert "unique_key_suspicious_subtrees_submission_id__view__subtree" in failed, output[-3000:]
     assert "unique_key_suspicious_subtrees_summary_scope__scope_value__view__subtree" in failed, output[-3000:]
+    assert "unique_key_int_subtree_support_corpus__view__subtree" in failed, output[-3000:]
     assert not any("sentence_scores" in name for name in failed)

@@ -442,14 +442,13 @@ def test_enumeration_equals_reference_on_every_treebank(warehouse_con, reference
         for idx, found in sentences.items()
         for (view, subtree), occ in found.items()
     }
-    got = {
-        (c, i, v, s, n, str(unpack_positions(packed)))
-        for c, i, v, s, n, packed in warehouse_con.execute(
-            "select corpus, sent_idx, view, subtree, occurrences, packed_positions from intermediate.int_subtrees"
-        ).fetchall()
-    }
+    rows = warehouse_con.execute(
+        "select corpus, sent_idx, view, subtree, occurrences, packed_positions from intermediate.int_subtrees"
+    ).fetchall()
+    got = {(c, i, v, s, n, str(unpack_positions(packed))) for c, i, v, s, n, packed in rows}
     assert len(expected) > 100_000  # en_ewt test and the demo, all four views
     assert got == expected
+    assert len(rows) == len(got)  # one row per sentence, view and subtree (the model has no key test)
 
 
 def test_demo_mining_equals_reference(warehouse_con, reference_subtrees):
