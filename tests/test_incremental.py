@@ -132,6 +132,25 @@ def test_a_build_writes_dbts_run_results_and_no_manifest(incremental_warehouse):
     assert counts == [(sum(i.startswith("model.") for i in ids), sum(i.startswith("test.") for i in ids))]
 
 
+def test_an_incremental_build_keeps_the_marts_comments_and_writes_only_the_new_tables(incremental_warehouse):
+    """persist_docs comments a table when it is created: an incremental mart (rows deleted and inserted)
+    keeps the last build's comments, a table mart made again (campaign_trends) gets them again."""
+    warehouse, _ = incremental_warehouse
+    log = (warehouse.parent / f".{warehouse.name}.dbt" / "logs" / "dbt.log").read_text()
+    builds = log.split("running dbt with arguments")
+    first, last = builds[-2], builds[-1]
+    for build_log, written in ((first, {"sentence_scores", "campaign_trends"}), (last, {"campaign_trends"})):
+        commented = {m for m in ("sentence_scores", "campaign_trends") if f'"main"."{m}" is $dbt_comment' in build_log}
+        assert commented == written
+    uncommented = query(
+        warehouse,
+        """select table_name, column_name from duckdb_columns()
+           where database_name = current_database() and schema_name = 'main' and coalesce(trim(comment), '') = ''""",
+    )
+    assert uncommented == []
+    assert query(warehouse, "select count(*) from duckdb_columns() where table_name = 'sentence_scores'")[0][0] > 10
+
+
 def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the_whole_verdict(
     incremental_warehouse, tmp_path
 ):
