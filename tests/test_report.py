@@ -1138,3 +1138,31 @@ def test_projectivity_bars_are_the_medians(page_text, con):
         | {(r.submission, "non-projective"): r.median_nonprojective for r in frame.itertuples()},
         abs=0.002,
     )
+
+
+def test_table_cells_escape_text_format_numbers_and_keep_links():
+    from srlens.report.markup import Html, fmt, fmt_p, table
+
+    rows = [
+        {"name": "a<b", "n": 1234, "x": 0.5, "p": 0.0001, "q": 3, "run": Html('<a href="r.html">r</a>')},
+        {"name": "c&d", "n": None, "x": float("nan"), "p": None, "q": 4, "run": "plain"},
+    ]
+    columns = [
+        ("name", "name", str),
+        ("n", "count", fmt),
+        ("x", "x", fmt),
+        ("p", "p", fmt_p),
+        ("q", "q", lambda v: f"<{v}"),  # a formatter's text is escaped
+        ("run", "run", str),
+    ]
+    assert table(rows, columns, "t") == (
+        '<table class="data t"><thead><tr><th scope="col" class="text">name</th><th scope="col">count</th>'
+        '<th scope="col">x</th><th scope="col">p</th><th scope="col">q</th><th scope="col" class="text">run</th>'
+        "</tr></thead><tbody>"
+        '<tr><td class="text">a&lt;b</td><td data-sort="1234.0">1,234</td><td data-sort="0.5">0.500</td>'
+        '<td data-sort="0.0001">1.00e-04</td><td data-sort="3.0">&lt;3</td>'
+        '<td class="text"><a href="r.html">r</a></td></tr>'
+        '<tr><td class="text">c&amp;d</td><td>–</td><td>–</td><td>–</td><td data-sort="4.0">&lt;4</td>'
+        '<td class="text">plain</td></tr>'
+        "</tbody></table>"
+    )
