@@ -40,16 +40,24 @@ triples as (
     select distinct head_key, triple_key, dep_token_id, distance from reference_edges
 ),
 
+-- The output words with their output's ids. Materialized so that they meet the outputs (342,000 on
+-- the 1x campaign) before the reference lemmas: otherwise DuckDB 2.0 joined every output with its
+-- reference's lemmas first (4.6 million rows) and probed that with the words' three keys.
+output_lemmas as materialized (
+    select o.output_id, o.reference_id, w.pos, w.lemma_lower
+    from {{ ref('int_output_lemmas') }} w
+    join outputs o using (submission_id, sent_idx)
+    where {{ changed_submission('w.submission_id') }}
+),
+
 -- Each output word with the key of (its reference sentence, its lemma's id) for the head's join.
 output_words as (
     select
-        o.output_id, w.pos, r.token_id,
-        o.reference_id * {{ sentence_slot }} + r.token_id::bigint * {{ id_slot }} as word_key
-    from {{ ref('int_output_lemmas') }} w
-    join outputs o using (submission_id, sent_idx)
+        w.output_id, w.pos, r.token_id,
+        w.reference_id * {{ sentence_slot }} + r.token_id::bigint * {{ id_slot }} as word_key
+    from output_lemmas w
     join (select distinct reference_id, lemma_lower, token_id from reference_words) r
-        on r.reference_id = o.reference_id and r.lemma_lower = w.lemma_lower
-    where {{ changed_submission('w.submission_id') }}
+        on r.reference_id = w.reference_id and r.lemma_lower = w.lemma_lower
 ),
 
 -- Where each triple's head stands in the output, and so where its dependent must stand.
