@@ -219,6 +219,7 @@ def _corrcoef_1_0(x_centred, y_centred):
 
 
 SPEARMAN_PAIRS_STRUCT = pa.struct([("a", pa.int32()), ("b", pa.int32()), *SPEARMAN_STRUCT])
+SPEARMAN_PAIRS_SQL_TYPE = "STRUCT(a INTEGER, b INTEGER, n BIGINT, rho DOUBLE, p_value DOUBLE)[]"
 
 
 def spearman_pairs_arrow(samples_column):
@@ -291,7 +292,7 @@ def register(con):
         "srlens_spearman_pairs",
         spearman_pairs_arrow,
         ["DOUBLE[][]"],
-        "STRUCT(a INTEGER, b INTEGER, n BIGINT, rho DOUBLE, p_value DOUBLE)[]",
+        SPEARMAN_PAIRS_SQL_TYPE,
         type="arrow",
         null_handling="special",
     )
