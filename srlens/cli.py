@@ -759,7 +759,11 @@ def _not_built(warehouse):
 
 
 def main(argv=None):
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except KeyboardInterrupt:  # Ctrl-C in the first milliseconds: the same one line as later
+        print("srlens: interrupted", file=sys.stderr)
+        return 130
     try:
         with terminate_as_interrupt():  # `kill`, a scheduler's cancel: clean up as after Ctrl-C
             check_warehouse(args)

@@ -190,3 +190,13 @@ def test_status_counts_loads_since_the_last_build(built_warehouse, tmp_path):
     assert "stale: 1 load since the last build; run srlens build" in status(copy)
     load_treebank(copy, FIGURE1, "figure1")  # reloading a corpus is a load too
     assert "stale: 2 loads since the last build; run srlens build" in status(copy)
+
+
+def test_ctrl_c_while_reading_the_arguments_is_one_line(monkeypatch, capsys):
+    # Ctrl-C can come before any command starts (building the parser takes a few milliseconds).
+    def interrupted_parser():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("srlens.cli.parser", interrupted_parser)
+    assert main(["--help"]) == 130
+    assert capsys.readouterr().err == "srlens: interrupted\n"
