@@ -28,7 +28,11 @@ reference_sentences as materialized (
             when len(ref_lemmas) < 32768 then list_transform(ref_lemmas, lambda x: list_position(ref_lemmas, x))
             else error('{{ this.identifier }}: a reference sentence of 32,768 words or more')
         end as ids
-    from (select corpus, sent_idx, any_value(ref_lemmas) as ref_lemmas from scored group by corpus, sent_idx)
+    from (
+        select corpus, sent_idx, any_value(ref_lemmas) as ref_lemmas
+        from scored
+        group by corpus, sent_idx
+    )
 ),
 
 -- `repeats`: the ids an output has more than once (one entry for each occurrence after the first).
@@ -38,7 +42,10 @@ outputs as materialized (
     select
         s.submission_id, s.sent_idx, s.hyp_len, s.ref_len, s.output_id, r.reference_id, s.ids, s.repeats,
         len(list_filter(s.ids, lambda x: x is not null and not list_contains(s.repeats, x))) as m1_single
-    from (select *, list_filter(ids, lambda x, i: list_position(ids, x) != i) as repeats from scored) s
+    from (
+        select *, list_select(ids, list_filter(range(1, len(ids) + 1), lambda i: list_position(ids, ids[i]) != i)) as repeats
+        from scored
+    ) s
     join reference_sentences r using (corpus, sent_idx)
 ),
 
