@@ -43,7 +43,11 @@ outputs as materialized (
         s.submission_id, s.sent_idx, s.hyp_len, s.ref_len, s.output_id, r.reference_id, s.ids, s.repeats,
         len(list_filter(s.ids, lambda x: x is not null and not list_contains(s.repeats, x))) as m1_single
     from (
-        select *, list_select(ids, list_filter(range(1, len(ids) + 1), lambda i: list_position(ids, ids[i]) != i)) as repeats
+        select
+            *,
+            list_transform(
+                list_filter(range(1, len(ids) + 1), lambda i: list_position(ids, ids[i]) != i), lambda i: ids[i]
+            ) as repeats
         from scored
     ) s
     join reference_sentences r using (corpus, sent_idx)
