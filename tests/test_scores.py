@@ -341,7 +341,8 @@ def compiled_keyed_models(tmp_path_factory):
 @pytest.mark.parametrize(("model", "id_bits"), [("int_dea_edges", 20), ("int_sentence_bleu_stats", 15)])
 def test_a_lemma_id_too_large_for_its_key_stops_the_model(compiled_keyed_models, model, id_bits):
     """One reference sentence "a b d ... c" with c at position `last` (its lemma id), the head of d
-    and dependent of b; the output "a b".
+    and dependent of b; the output "a b". (int_dea_edges reads the words of int_analysis_words,
+    int_sentence_bleu_stats the lemma list of int_scored_outputs: "a b", then d up to c.)
     Up to 2^id_bits - 1 the model scores it; at 2^id_bits it raises error() rather than let the
     id spill into the next slot of a key, where two different keys could become equal."""
     warehouse, sql = compiled_keyed_models
@@ -352,7 +353,8 @@ def test_a_lemma_id_too_large_for_its_key_stops_the_model(compiled_keyed_models,
             con.execute("drop schema if exists intermediate cascade; create schema intermediate")
             con.execute(
                 "create table intermediate.int_scored_outputs as select 'run1' as submission_id, 'tb' as corpus, "
-                "1 as sent_idx, true as has_reference, ['a', 'b'] as out_lemmas, ['a', 'b', 'c'] as ref_lemmas"
+                "1 as sent_idx, true as has_reference, ['a', 'b'] as out_lemmas, "
+                f"['a', 'b'] || list_transform(range({last - 3}), lambda i: 'd') || ['c'] as ref_lemmas"
             )
             con.execute(
                 "create table intermediate.int_analysis_words as select 'tb' as corpus, 1 as sent_idx, * "

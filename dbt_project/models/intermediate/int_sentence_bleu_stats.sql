@@ -3,44 +3,71 @@
 -- clipped n-gram matches m1..m4 and totals t1..t4 = max(1, hyp_len - n + 1)) for every scored
 -- output. The reference n-grams are counted once per corpus sentence, not once per run.
 -- A lemma is identified within its reference sentence by the position of its first occurrence
--- there; an output lemma the reference lacks has no id, so no n-gram through it can match (the
--- totals come from the length alone). Each n-gram is packed into one integer key (macro
--- packed_ngrams), and an output's or a reference sentence's n-grams are grouped by integer ids
--- (output_id, reference_id): grouping by the names costs several times more.
+-- in ref_lemmas; an output lemma the reference lacks has no id, so no n-gram through it can match
+-- (the totals come from the length alone). The ids are computed on int_scored_outputs' lemma lists,
+-- row by row (joining the 5 million output words with their references' lemmas cost more), and
+-- each n-gram is packed into one integer key (macros/packed_ngrams.sql). An output's or a reference
+-- sentence's n-grams are grouped by integer ids (output_id, reference_id), not by the names.
 -- (no BLEU without a reference, issue 17)
-with {{ numbered_outputs(['len(out_lemmas) as hyp_len', 'len(ref_lemmas) as ref_len'], where='has_reference') }},
+with scored as (
+    select
+        submission_id, corpus, sent_idx, len(out_lemmas) as hyp_len, len(ref_lemmas) as ref_len, ref_lemmas,
+        row_number() over () as output_id,
+        list_transform(out_lemmas, lambda x: list_position(ref_lemmas, x)) as ids
+    from {{ ref('int_scored_outputs') }}
+    where has_reference and {{ changed_submission() }}
+),
 
 -- a 15-bit slot of an n-gram key holds a lemma's id
-{{ reference_words(15) }},
-
-reference_lemmas as (
-    select distinct reference_id, lemma_lower, token_id from reference_words
-),
-
-output_words as (
-    select o.output_id, o.reference_id, w.pos, r.token_id
-    from {{ ref('int_output_lemmas') }} w
-    join outputs o using (submission_id, sent_idx)
-    left join reference_lemmas r
-        on r.reference_id = o.reference_id and r.lemma_lower is not distinct from w.lemma_lower
-    where {{ changed_submission('w.submission_id') }}
-),
-
--- The n-grams starting at each word: NULL where the sentence ends first or a word has no id.
-output_starts as (
+reference_sentences as materialized (
     select
-        output_id, reference_id,
-        {{ packed_ngrams() }}
-    from output_words
-    window w as (partition by output_id order by pos)
+        row_number() over () as reference_id,
+        corpus,
+        sent_idx,
+        case
+            when len(ref_lemmas) < 32768 then list_transform(ref_lemmas, lambda x: list_position(ref_lemmas, x))
+            else error('{{ this.identifier }}: a reference sentence of 32,768 words or more')
+        end as ids
+    from (
+        select corpus, sent_idx, any_value(ref_lemmas) as ref_lemmas
+        from scored
+        group by corpus, sent_idx
+    )
+),
+
+-- `repeats`: the ids an output has more than once (one entry for each occurrence after the first).
+-- `m1_single`: the unigram matches of its other words (each occurs once, and its id says the
+-- reference has it).
+outputs as materialized (
+    select
+        s.submission_id, s.sent_idx, s.hyp_len, s.ref_len, s.output_id, r.reference_id, s.ids, s.repeats,
+        len(list_filter(s.ids, lambda x: x is not null and not list_contains(s.repeats, x))) as m1_single
+    from (
+        select
+            *,
+            list_transform(
+                list_filter(range(1, len(ids) + 1), lambda i: list_position(ids, ids[i]) != i), lambda i: ids[i]
+            ) as repeats
+        from scored
+    ) s
+    join reference_sentences r using (corpus, sent_idx)
+),
+
+-- Clipping (an n-gram matches as often as it occurs on the side where it is rarer) needs an n-gram's
+-- count in the output only where it can occur twice there, i.e. where its first word's id repeats.
+-- Any other n-gram occurs once and matches once if the reference has it: it is counted as it is
+-- joined, without the group-by of (output, n-gram), and its unigram is in m1_single, not joined.
+output_starts as (
+    select output_id, reference_id, repeated, {{ packed_ngrams(g1='case when repeated then t0::bigint end') }}
+    from (
+        select *, list_contains(repeats, t0) as repeated
+        from (select output_id, reference_id, repeats, {{ word_starts('ids') }} from outputs)
+    )
 ),
 
 reference_starts as (
-    select
-        reference_id,
-        {{ packed_ngrams() }}
-    from reference_words
-    window w as (partition by reference_id order by pos)
+    select reference_id, {{ packed_ngrams() }}
+    from (select reference_id, {{ word_starts('ids') }} from reference_sentences)
 ),
 
 reference_ngrams as (
@@ -49,25 +76,33 @@ reference_ngrams as (
     group by all
 ),
 
--- Only the output n-grams the reference has are counted: joined first, then grouped (unpivot drops
--- the NULL keys).
-output_matches as (
-    select o.output_id, o.ngram, count(*) as output_count, any_value(r.reference_count) as reference_count
+-- the output n-grams the reference has (unpivot drops the NULL keys)
+output_matches as materialized (
+    select o.output_id, o.ngram, o.repeated, r.reference_count
     from (unpivot output_starts on g1, g2, g3, g4 into name n value ngram) o
     join reference_ngrams r using (reference_id, ngram)
-    group by o.output_id, o.ngram
+),
+
+clipped as (
+    select output_id, ngram, 1 as matched
+    from output_matches
+    where not repeated
+    union all
+    select output_id, ngram, least(count(*), any_value(reference_count)) as matched
+    from output_matches
+    where repeated
+    group by output_id, ngram
 ),
 
 matches as (
-    -- clipped counts: an n-gram matches as often as it occurs on the side where it is rarer;
-    -- its order n is the number of its non-zero 15-bit slots
+    -- an n-gram's order n is the number of its non-zero 15-bit slots
     select
         output_id,
-        sum(least(output_count, reference_count)) filter (where ngram < 32768) as m1,
-        sum(least(output_count, reference_count)) filter (where ngram between 32768 and 1073741823) as m2,
-        sum(least(output_count, reference_count)) filter (where ngram between 1073741824 and 35184372088831) as m3,
-        sum(least(output_count, reference_count)) filter (where ngram >= 35184372088832) as m4
-    from output_matches
+        sum(matched) filter (where ngram < 32768) as m1,
+        sum(matched) filter (where ngram between 32768 and 1073741823) as m2,
+        sum(matched) filter (where ngram between 1073741824 and 35184372088831) as m3,
+        sum(matched) filter (where ngram >= 35184372088832) as m4
+    from clipped
     group by output_id
 ),
 
@@ -77,7 +112,7 @@ stats as (
         o.sent_idx,
         o.hyp_len,
         o.ref_len,
-        coalesce(m.m1, 0)::bigint as m1,
+        (o.m1_single + coalesce(m.m1, 0))::bigint as m1,
         coalesce(m.m2, 0)::bigint as m2,
         coalesce(m.m3, 0)::bigint as m3,
         coalesce(m.m4, 0)::bigint as m4,
