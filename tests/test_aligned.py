@@ -286,6 +286,18 @@ def test_reference_text_scores_one(treebank_warehouse, lang):
         [f"{lang}_test"],
     ).fetchone()[0]
     assert long_bleu == 1.0
+    # int_output_lemmas numbers the gold run's lemmas 1..m as the analysis tree numbers the reference's
+    gold = (
+        "select o.sent_idx, o.pos, o.lemma_lower from intermediate.int_output_lemmas o "
+        "join submission_scores s using (submission_id) where s.corpus = $corpus and s.run = 'gold'"
+    )
+    reference = "select sent_idx, pos, lemma_lower from intermediate.int_analysis_words where corpus = $corpus"
+    differ = con.execute(
+        f"select count(*) from (({gold}) except all ({reference})) union all "
+        f"select count(*) from (({reference}) except all ({gold}))",
+        {"corpus": f"{lang}_test"},
+    ).fetchall()
+    assert differ == [(0,), (0,)]
     below = con.execute(
         "select count(*) from sentence_scores where corpus = ? and run = 'gold' "
         "and (simple_string_accuracy < 1 or dea < 1)",

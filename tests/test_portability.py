@@ -55,6 +55,7 @@ SPARK_GAPS = {
     "error_examples": {"order dropped"},
     "int_lambre_checks": {"function list_has_all"},
     "int_pair_resample_sums": {"function hash", "order dropped", "two generators"},
+    "int_output_lemmas": {"function generate_subscripts"},
     "int_scored_outputs": {"order dropped"},
     "int_dea_edges": {"function error"},
     "int_sentence_bleu_stats": {"function error", "function list_position", "two generators"},

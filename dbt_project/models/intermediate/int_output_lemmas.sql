@@ -1,10 +1,11 @@
-{{ incremental_by_submission() }}
+{{ config(materialized='view') }}
 -- Output lemma sequences with punctuation removed and positions renumbered 1..m:
 -- what DEA, BLEU and the accuracies compare with the reference analysis tree.
+-- A view of int_scored_outputs' lists: writing these 5 million rows again as a table cost more
+-- than unnesting the lists for each reader (docs/benchmarks.md, "Output words, session 34").
 select
     submission_id,
     sent_idx,
-    row_number() over (partition by submission_id, sent_idx order by word_idx)::integer as pos,
-    lemma_lower
-from {{ ref('int_output_words') }}
-where not is_punct and {{ changed_submission() }}
+    generate_subscripts(out_lemmas, 1)::integer as pos,
+    unnest(out_lemmas) as lemma_lower
+from {{ ref('int_scored_outputs') }}

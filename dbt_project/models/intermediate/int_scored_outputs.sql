@@ -12,10 +12,11 @@ with reference as (
     group by all
 ),
 
+-- The output's lemmas in word order, punctuation removed (int_output_lemmas numbers them 1..m).
 output as (
-    select submission_id, sent_idx, list(lemma_lower order by pos) as out_lemmas
-    from {{ ref('int_output_lemmas') }}
-    where {{ changed_submission() }}
+    select submission_id, sent_idx, list(lemma_lower order by word_idx) as out_lemmas
+    from {{ ref('int_output_words') }}
+    where not is_punct and {{ changed_submission() }}
     group by all
 ),
 
