@@ -24,8 +24,8 @@ with buckets (dimension, bucket_no, lower_bound, upper_bound, bucket) as (
     ('projectivity', 2, null, null, 'non-projective')
 ),
 
--- run_no: the run as an integer key for the millions of lemma rows below (a string submission_id
--- made their join about an eighth dearer, docs/benchmarks.md, session 34)
+-- run_no: the run as an integer key for the millions of lemma rows below (cheaper to group and join
+-- than the string submission_id: docs/benchmarks.md, session 34)
 runs as (
     select s.submission_id, s.corpus, s.team, s.run, t.language, row_number() over (order by s.submission_id) as run_no
     from {{ ref('stg_submissions') }} s
