@@ -18,6 +18,8 @@
 -- exact copy get bit-equal values, so the tie-breaks, not float noise, decide between them.
 -- Choice: highest expected DEA, then higher learned overall DEA, then smaller submission_id; a
 -- run with nothing to learn from (NULL) comes after every run with a value.
+-- The millions of (run, sentence, relation) rows are joined and grouped on integers (run_no,
+-- setup_no), not on the string ids: about a quarter less CPU (docs/benchmarks.md, session 34).
 {%- set tuning = mapping_var('ensemble_tuning_corpus') %}
 {%- set excluded = var('ensemble_exclude_runs') %}
 {%- if excluded is string or excluded is mapping or excluded is not iterable %}
@@ -57,7 +59,8 @@ realized as (
 runs as (
     select
         s.submission_id, s.corpus, s.team, s.run, s.campaign,
-        r.edges, r.matched
+        r.edges, r.matched,
+        row_number() over (order by s.submission_id) as run_no
     from {{ ref('stg_submissions') }} s
     join (
         select submission_id, sum(dea_edges) as edges, sum(dea_matched) as matched
@@ -72,20 +75,24 @@ runs as (
 
 -- the setups of the corpora this build computes (incremental_by_corpus: all on a full build)
 setups as (
-    select distinct corpus, corpus as tuning_corpus from runs
-    where {{ changed_corpus('corpus', tuning=true) }}
-    union all
-    select corpus, tuning_corpus from tuning
-    where
-        corpus in (select corpus from runs) and tuning_corpus <> corpus
-        and {{ changed_corpus('corpus', tuning=true) }}
+    select corpus, tuning_corpus, row_number() over (order by corpus, tuning_corpus) as setup_no
+    from (
+        select distinct corpus, corpus as tuning_corpus from runs
+        where {{ changed_corpus('corpus', tuning=true) }}
+        union all
+        select corpus, tuning_corpus from tuning
+        where
+            corpus in (select corpus from runs) and tuning_corpus <> corpus
+            and {{ changed_corpus('corpus', tuning=true) }}
+    )
 ),
 
 teachers as (
     select
-        st.corpus, st.tuning_corpus, s.submission_id,
+        st.setup_no, st.corpus, st.tuning_corpus, s.submission_id, s.run_no,
         st.tuning_corpus = st.corpus as leave_out,
-        case when st.tuning_corpus = st.corpus then s.submission_id else t.submission_id end as learned_from
+        case when st.tuning_corpus = st.corpus then s.submission_id else t.submission_id end as learned_from,
+        case when st.tuning_corpus = st.corpus then s.run_no else t.run_no end as learned_no
     from setups st
     join runs s on s.corpus = st.corpus
     left join runs t
@@ -101,22 +108,26 @@ teachers as (
 -- (the runs of the setups' corpora).
 sentence_relations as (
     select
-        submission_id, sent_idx, base_deprel as relation,
-        count(*) as edges, count(*) filter (where matched) as matched
-    from {{ ref('int_dea_edges') }}
-    where corpus in (select corpus from setups) or corpus in (select tuning_corpus from setups)
+        r.run_no, e.sent_idx, e.base_deprel as relation,
+        count(*) as edges, count(*) filter (where e.matched) as matched
+    from {{ ref('int_dea_edges') }} e
+    join (
+        select submission_id, run_no from runs
+        where corpus in (select corpus from setups) or corpus in (select tuning_corpus from setups)
+    ) r
+        using (submission_id)
     group by all
 ),
 
 relation_totals as (
-    select submission_id, relation, sum(edges) as edges, sum(matched) as matched
+    select run_no, relation, sum(edges) as edges, sum(matched) as matched
     from sentence_relations
     group by all
 ),
 
 candidates as (
     select
-        t.corpus, t.tuning_corpus, t.submission_id, t.learned_from, t.leave_out,
+        t.setup_no, t.corpus, t.tuning_corpus, t.submission_id, t.run_no, t.learned_from, t.learned_no, t.leave_out,
         x.* exclude (submission_id, corpus),
         -- the learned overall DEA: the teacher's, less this sentence when leaving it out
         (l.matched - case when t.leave_out then x.dea_matched else 0 end)
@@ -129,7 +140,7 @@ candidates as (
 -- One term per base relation of x's reference tree (its c_r = the run's r-edges in x).
 terms as (
     select
-        c.corpus, c.tuning_corpus, c.submission_id, c.sent_idx, o.relation, o.edges as weight,
+        c.setup_no, c.run_no, c.sent_idx, o.relation, o.edges as weight,
         case
             when coalesce(l.edges, 0) - case when c.leave_out then o.edges else 0 end > 0
                 then
@@ -138,13 +149,13 @@ terms as (
             else c.learned_dea
         end as relation_dea
     from candidates c
-    join sentence_relations o on o.submission_id = c.submission_id and o.sent_idx = c.sent_idx
-    left join relation_totals l on l.submission_id = c.learned_from and l.relation = o.relation
+    join sentence_relations o on o.run_no = c.run_no and o.sent_idx = c.sent_idx
+    left join relation_totals l on l.run_no = c.learned_no and l.relation = o.relation
 ),
 
 expectations as (
     select
-        corpus, tuning_corpus, submission_id, sent_idx,
+        setup_no, run_no, sent_idx,
         case
             when bool_and(relation_dea is not null)
                 then list_sum(list(weight * relation_dea order by relation)) / sum(weight)
@@ -162,7 +173,7 @@ select
     coalesce(e.expected_dea, c.learned_dea) as expected_dea,  -- no term: a sentence without edges
     c.learned_dea,
     row_number() over (
-        partition by c.corpus, c.tuning_corpus, c.sent_idx
+        partition by c.setup_no, c.sent_idx
         order by
             coalesce(e.expected_dea, c.learned_dea) desc nulls last, c.learned_dea desc nulls last,
             c.submission_id
@@ -170,4 +181,4 @@ select
     c.dea_matched, c.dea_edges,
     c.hyp_len, c.ref_len, c.m1, c.m2, c.m3, c.m4, c.t1, c.t2, c.t3, c.t4
 from candidates c
-left join expectations e using (corpus, tuning_corpus, submission_id, sent_idx)
+left join expectations e using (setup_no, run_no, sent_idx)

@@ -24,8 +24,10 @@ with buckets (dimension, bucket_no, lower_bound, upper_bound, bucket) as (
     ('projectivity', 2, null, null, 'non-projective')
 ),
 
+-- run_no: the run as an integer key for the millions of lemma rows below (cheaper to group and join
+-- than the string submission_id: docs/benchmarks.md, session 34)
 runs as (
-    select s.submission_id, s.corpus, s.team, s.run, t.language
+    select s.submission_id, s.corpus, s.team, s.run, t.language, row_number() over (order by s.submission_id) as run_no
     from {{ ref('stg_submissions') }} s
     join {{ ref('stg_treebank_files') }} t using (corpus)
     where {{ changed_submission('s.submission_id') }}
@@ -93,22 +95,22 @@ reference_lemmas as (
 ),
 
 output_lemmas as (
-    select submission_id, sent_idx, lemma_lower, count(*) as output_count
-    from {{ ref('int_output_lemmas') }}
-    where {{ changed_submission() }}
+    select r.run_no, o.sent_idx, o.lemma_lower, count(*) as output_count
+    from {{ ref('int_output_lemmas') }} o
+    join runs r using (submission_id)
     group by all
 ),
 
 word_buckets as (
     select
-        s.submission_id, 'word_frequency' as dimension, r.bucket_no,
+        u.submission_id, 'word_frequency' as dimension, r.bucket_no,
         sum(r.reference_count) as lemmas,
         sum(least(r.reference_count, coalesce(o.output_count, 0))) as recalled
     from {{ ref('int_significance_sentences') }} s
-    join reference_lemmas r using (corpus, sent_idx)
+    join runs u using (submission_id)
+    join reference_lemmas r on r.corpus = s.corpus and r.sent_idx = s.sent_idx
     left join output_lemmas o
-        on o.submission_id = s.submission_id and o.sent_idx = s.sent_idx and o.lemma_lower = r.lemma_lower
-    where {{ changed_submission('s.submission_id') }}
+        on o.run_no = u.run_no and o.sent_idx = s.sent_idx and o.lemma_lower = r.lemma_lower
     group by all
 )
 
