@@ -1,15 +1,14 @@
-{# The CTEs `scored`, `reference_sentences` and `outputs` of a scoring model (issue 18): the scored
-   outputs this build computes (int_scored_outputs, `where` and the changed submissions), each with
-   integer ids of its reference sentence (reference_id, per corpus and sent_idx) and of itself
-   (output_id), so that the words join and group on integers, not on the (corpus, submission_id)
-   names (int_sentence_bleu_stats joined its words to (corpus, sent_idx) and DuckDB matched them on
-   sent_idx alone, 30 times the words, before it compared the corpus). `columns`: more expressions
-   of int_scored_outputs to carry. The ids hold within one query. #}
-{% macro numbered_outputs(columns=[], where='true') -%}
+{# The CTEs `scored`, `reference_sentences` and `outputs` of int_dea_edges (issue 18): the scored
+   outputs this build computes (int_scored_outputs, the changed submissions), each with integer ids
+   of its reference sentence (reference_id, per corpus and sent_idx) and of itself (output_id), so
+   that the words join and group on integers, not on the (corpus, submission_id) names (DuckDB
+   matched words joined on (corpus, sent_idx) by sent_idx alone, 30 times the words, before it
+   compared the corpus). The ids hold within one query. #}
+{% macro numbered_outputs() -%}
 scored as (
-    select submission_id, corpus, sent_idx{% for column in columns %}, {{ column }}{% endfor %}
+    select submission_id, corpus, sent_idx
     from {{ ref('int_scored_outputs') }}
-    where {{ where }} and {{ changed_submission() }}
+    where {{ changed_submission() }}
 ),
 
 reference_sentences as (
@@ -27,7 +26,7 @@ outputs as (
 {# The CTE `reference_words` that follows numbered_outputs: every analysis word of the reference
    sentences with its lemma's integer id, its first position in the sentence. The id is packed
    into `id_bits` bits of an integer key, so a longer sentence stops the build (error()) rather
-   than letting two keys collide. Materialized: the models read it two or three times. #}
+   than letting two keys collide. Materialized: int_dea_edges reads it three times. #}
 {% macro reference_words(id_bits) -%}
 reference_words as materialized (
     select
