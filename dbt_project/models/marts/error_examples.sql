@@ -20,18 +20,26 @@
 
 -- The ranking reads integer columns only (int_dea_edges, whose edges all have both words); the
 -- forms and the missed-edge lists are looked up for the ranked sentences alone, a small share.
-with relation_counts as (
+-- Runs are numbered (run_no) so that the millions of edge and candidate rows are grouped, joined and
+-- partitioned by an integer, not by the 30-character submission ids.
+with runs as (
+    select submission_id, row_number() over (order by submission_id)::integer as run_no
+    from {{ ref('stg_submissions') }}
+    where {{ changed_submission() }}
+),
+
+relation_counts as (
     select
-        submission_id, sent_idx, base_deprel as key,
-        count(*) filter (where not matched) as key_missed,
+        r.run_no, e.sent_idx, e.base_deprel as key,
+        count(*) filter (where not e.matched) as key_missed,
         count(*) as key_edges
-    from {{ ref('int_dea_edges') }}
-    where {{ changed_submission('submission_id') }}
+    from {{ ref('int_dea_edges') }} e
+    join runs r using (submission_id)
     group by all
 ),
 
 sentence_counts as (
-    select submission_id, sent_idx, sum(key_edges)::bigint as edges, sum(key_missed)::bigint as missed
+    select run_no, sent_idx, sum(key_edges)::bigint as edges, sum(key_missed)::bigint as missed
     from relation_counts
     group by all
 ),
@@ -41,17 +49,22 @@ relation_candidates as (
     where key_missed > 0
 ),
 
+run_scores as (
+    select r.run_no, s.sent_idx, s.bleu
+    from {{ ref('sentence_scores') }} s
+    join runs r using (submission_id)
+),
+
 relation_ranked as (
     select
-        c.submission_id, 'relation' as kind, null::varchar as view, c.key, c.sent_idx,
+        c.run_no, 'relation' as kind, null::varchar as view, c.key, c.sent_idx,
         c.key_missed, c.key_edges, null::double as mining_score, null::bigint[] as packed_positions,
         row_number() over (
-            partition by c.submission_id, c.key
+            partition by c.run_no, c.key
             order by c.key_missed desc, c.key_missed / c.key_edges desc, s.bleu asc nulls last, c.sent_idx
         ) as rank
     from relation_candidates c
-    join {{ ref('sentence_scores') }} s using (submission_id, sent_idx)
-    where {{ changed_submission('s.submission_id') }}  -- so that the join reads the changed runs' scores only
+    join run_scores s using (run_no, sent_idx)
     qualify rank <= {{ k }}
 ),
 
@@ -69,48 +82,59 @@ suspicion_cutoffs as (
 ),
 
 most_suspicious as (
-    select s.submission_id, s.corpus, s.view, s.subtree
+    select r.run_no, s.corpus, s.view, s.subtree
     from {{ ref('suspicious_subtrees') }} s
     join suspicion_cutoffs c using (submission_id, view)
+    join runs r using (submission_id)
     where s.is_suspicious and s.suspicion >= c.cutoff
     qualify
         row_number() over (partition by s.submission_id, s.view order by s.suspicion desc, s.subtree)
         <= {{ max_subtrees }}
 ),
 
+run_sentences as (
+    select r.run_no, m.corpus, m.sent_idx, m.score, m.is_fail
+    from {{ ref('int_mining_sentences') }} m
+    join runs r using (submission_id)
+),
+
 -- With int_subtrees' form_id, the FAIL sentences that contain them are found and ranked by integers.
 subtree_candidates as (
-    select x.submission_id, x.view, x.subtree as key, p.form_id, m.sent_idx, m.score, t.packed_positions
+    select x.run_no, x.view, x.subtree as key, p.form_id, m.sent_idx, m.score, t.packed_positions
     from most_suspicious x
     join {{ ref('int_subtree_support') }} p using (corpus, view, subtree)
     -- the corpus in both conditions: a subtree's sentences are looked up in its run's corpus only
     join {{ ref('int_subtrees') }} t on t.corpus = p.corpus and t.form_id = p.form_id
-    join {{ ref('int_mining_sentences') }} m
-        on m.submission_id = x.submission_id and m.corpus = t.corpus and m.sent_idx = t.sent_idx and m.is_fail
+    join run_sentences m on m.run_no = x.run_no and m.corpus = t.corpus and m.sent_idx = t.sent_idx and m.is_fail
 ),
 
 subtree_ranked as (
     select
-        c.submission_id, 'subtree' as kind, c.view, c.key, c.sent_idx,
+        c.run_no, 'subtree' as kind, c.view, c.key, c.sent_idx,
         null::bigint as key_missed, null::bigint as key_edges, c.score as mining_score, c.packed_positions,
         row_number() over (
-            partition by c.submission_id, c.form_id
+            partition by c.run_no, c.form_id
             order by c.score asc, coalesce(e.missed, 0) desc, c.sent_idx
         ) as rank
     from subtree_candidates c
-    left join sentence_counts e using (submission_id, sent_idx)
+    left join sentence_counts e using (run_no, sent_idx)
     qualify rank <= {{ k }}
 ),
 
 ranked as (
-    select * from relation_ranked
-    union all
-    select * from subtree_ranked
+    select r.submission_id, x.*
+    from (
+        select * from relation_ranked
+        union all
+        select * from subtree_ranked
+    ) x
+    join runs r using (run_no)
 ),
 
 -- The ranked sentences' missed edges, and the words of those sentences alone: with two joins of the
 -- whole word table, the planner joined the words of every sentence with themselves first (21 million
--- rows to add one run to a campaign).
+-- rows to add one run to a campaign); keyed by run_no here, it did that again
+-- (at campaign scale), so these stay keyed by submission_id.
 missed as (
     select e.submission_id, e.corpus, e.sent_idx, e.head_pos, e.dep_pos, e.deprel, e.distance
     from {{ ref('int_dea_edges') }} e
@@ -171,5 +195,5 @@ select
     coalesce(me.missed_edges, []) as missed_edges
 from ranked_outputs r
 join {{ ref('stg_sentences') }} ref on ref.corpus = r.corpus and ref.sent_idx = r.sent_idx
-left join sentence_counts e on e.submission_id = r.submission_id and e.sent_idx = r.sent_idx
+left join sentence_counts e on e.run_no = r.run_no and e.sent_idx = r.sent_idx
 left join missed_edges me on me.submission_id = r.submission_id and me.sent_idx = r.sent_idx
