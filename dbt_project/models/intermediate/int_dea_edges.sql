@@ -24,22 +24,7 @@ scored as (
     where has_reference and {{ changed_submission() }}
 ),
 
-reference_sentences as materialized (
-    select
-        row_number() over () as reference_id,
-        corpus,
-        sent_idx,
-        ref_lemmas,
-        case
-            when len(ref_lemmas) < {{ id_slot }} then list_transform(ref_lemmas, lambda x: list_position(ref_lemmas, x))
-            else error('{{ this.identifier }}: a reference sentence of {{ "{:,}".format(id_slot) }} words or more')
-        end as ids
-    from (
-        select corpus, sent_idx, any_value(ref_lemmas) as ref_lemmas
-        from scored
-        group by corpus, sent_idx
-    )
-),
+{{ reference_sentences(id_bits) }},
 
 -- `ids`: each output lemma's id, NULL where the reference lacks it or the lemma is NULL (which
 -- list_position would find; a NULL output lemma matches nothing).
