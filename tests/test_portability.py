@@ -57,7 +57,7 @@ SPARK_GAPS = {
     "int_pair_resample_sums": {"function hash", "order dropped", "two generators"},
     "int_output_lemmas": {"function generate_subscripts"},
     "int_scored_outputs": {"order dropped"},
-    "int_dea_edges": {"function error"},
+    "int_dea_edges": {"function error", "function generate_subscripts", "function list_position"},
     "int_sentence_bleu_stats": {"function error", "function list_position", "two generators"},
     "int_sentence_flux_weight": {"order dropped"},
     "int_submission_resample_sums": {"function hash", "order dropped", "two generators"},

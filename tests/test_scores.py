@@ -341,8 +341,8 @@ def compiled_keyed_models(tmp_path_factory):
 @pytest.mark.parametrize(("model", "id_bits"), [("int_dea_edges", 20), ("int_sentence_bleu_stats", 15)])
 def test_a_lemma_id_too_large_for_its_key_stops_the_model(compiled_keyed_models, model, id_bits):
     """One reference sentence "a b d ... c" with c at position `last` (its lemma id), the head of d
-    and dependent of b; the output "a b". (int_dea_edges reads the words of int_analysis_words,
-    int_sentence_bleu_stats the lemma list of int_scored_outputs: "a b", then d up to c.)
+    and dependent of b; the output "a b". (Both models read the lemma lists of int_scored_outputs:
+    "a b", then d up to c; int_dea_edges also the edges of int_analysis_edges.)
     Up to 2^id_bits - 1 the model scores it; at 2^id_bits it raises error() rather than let the
     id spill into the next slot of a key, where two different keys could become equal."""
     warehouse, sql = compiled_keyed_models
@@ -357,18 +357,10 @@ def test_a_lemma_id_too_large_for_its_key_stops_the_model(compiled_keyed_models,
                 f"['a', 'b'] || list_transform(range({last - 3}), lambda i: 'd') || ['c'] as ref_lemmas"
             )
             con.execute(
-                "create table intermediate.int_analysis_words as select 'tb' as corpus, 1 as sent_idx, * "
-                f"from (values (1, 'a'), (2, 'b'), (3, 'd'), ({last}, 'c')) w (pos, lemma_lower)"
-            )
-            con.execute(
                 "create table intermediate.int_analysis_edges as "
                 "select 'tb' as corpus, 1 as sent_idx, head_pos, dep_pos, dep_pos - head_pos as distance, "
                 "'dep' as deprel, 'dep' as base_deprel "
                 f"from (values (1, 2), (2, {last}), ({last}, 3)) e (head_pos, dep_pos)"
-            )
-            con.execute(
-                "create table intermediate.int_output_lemmas as select 'run1' as submission_id, 1 as sent_idx, * "
-                "from (values (1, 'a'), (2, 'b')) w (pos, lemma_lower)"
             )
             if last < 2**id_bits:
                 rows = con.execute(sql[model]).fetchall()

@@ -19,21 +19,7 @@ with scored as (
 ),
 
 -- a 15-bit slot of an n-gram key holds a lemma's id
-reference_sentences as materialized (
-    select
-        row_number() over () as reference_id,
-        corpus,
-        sent_idx,
-        case
-            when len(ref_lemmas) < 32768 then list_transform(ref_lemmas, lambda x: list_position(ref_lemmas, x))
-            else error('{{ this.identifier }}: a reference sentence of 32,768 words or more')
-        end as ids
-    from (
-        select corpus, sent_idx, any_value(ref_lemmas) as ref_lemmas
-        from scored
-        group by corpus, sent_idx
-    )
-),
+{{ reference_sentences(15) }},
 
 -- `repeats`: the ids an output has more than once (one entry for each occurrence after the first).
 -- `m1_single`: the unigram matches of its other words (each occurs once, and its id says the
