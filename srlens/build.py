@@ -81,14 +81,18 @@ def dbt_environment(build_path, work_dir, extra_env=None):
 def started_dbt(build_path, work_dir, extra_env=None):
     """A dbt process that has imported dbt and waits for its arguments (run_dbt sends them): python's
     start-up and dbt's imports (about 1.7 s of CPU) overlap the build's copy and prepare. It runs in
-    work_dir, so that a build_path relative to it names the file (see build).
+    work_dir and opens a build_path there by its name (see build), any other by its full path.
 
     dbt runs in its own process group, which is killed on any way out (Ctrl-C included);
     PR_SET_PDEATHSIG covers a build that is killed outright.
     """
     # dbt as a module of this interpreter: no reliance on where pip put the `dbt` script.
     # srlens.dbt_main is dbt's command line with a quicker exit.
+    work_dir = Path(work_dir).resolve()
     work_dir.mkdir(parents=True, exist_ok=True)
+    build_path = Path(build_path).resolve()
+    if build_path.parent == work_dir:
+        build_path = Path(build_path.name)
     proc = subprocess.Popen(
         [sys.executable, "-m", "srlens.dbt_main", ARGUMENTS_ON_STDIN],
         cwd=work_dir,
@@ -113,6 +117,7 @@ def started_dbt(build_path, work_dir, extra_env=None):
 def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True, extra_env=None, started=None):
     """Run the dbt CLI of this environment on `build_path`, in `started` (a started_dbt process for
     that file and work folder) or a new process; returns (ok, output)."""
+    project_dir = Path(project_dir).resolve()  # dbt runs in work_dir
     args = [*args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
     with contextlib.ExitStack() as stack:
         proc = started or stack.enter_context(started_dbt(build_path, work_dir, extra_env))
@@ -150,7 +155,8 @@ def build(
     processor = processor or os.environ.get(PROCESSOR_ENV) or "stanza"
     if processor not in PROCESSORS:
         raise BuildError(f"unknown processor {processor!r} (one of {', '.join(PROCESSORS)})")
-    project_dir = Path(project_dir or os.environ.get("SRLENS_DBT_PROJECT") or DBT_PROJECT_DIR)
+    # resolved: dbt runs in the warehouse's work folder (started_dbt)
+    project_dir = Path(project_dir or os.environ.get("SRLENS_DBT_PROJECT") or DBT_PROJECT_DIR).resolve()
     # The real path: dbt runs in its project folder (relative paths would move), and every name of
     # the file must lead to the same lock and the same work files.
     with writer_lock(warehouse) as warehouse:
@@ -162,7 +168,7 @@ def build(
             # dbt opens the copy by its name in the work folder: the profile is then the same for every
             # warehouse of that name, and dbt can start from the parse of another one (parse_cache).
             with (
-                started_dbt(Path(files.building.name), files.work_dir) as dbt,
+                started_dbt(files.building, files.work_dir) as dbt,
                 copy_and_hold(warehouse, files.building) as copied,
             ):
                 prepared, parsed_on = prepare(files.building, processor, stanza_dir, echo, device)
@@ -182,7 +188,8 @@ def build(
                         file=sys.stderr,
                     )
                 cached_parse = parse_cache.cached_parse(project_dir, all_vars, files.building, memory_limit())
-                parse_cache.give(cached_parse, files.work_dir / "target")
+                if not full_refresh:  # from scratch means from scratch
+                    parse_cache.give(cached_parse, files.work_dir / "target")
                 ok, output = run_dbt(args, files.building, files.work_dir, project_dir, echo, started=dbt)
                 if not ok:
                     raise BuildError("dbt build failed; the warehouse is unchanged.\n" + _failures(output))

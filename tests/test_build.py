@@ -47,8 +47,8 @@ def dbt_log(warehouse):
 
 def test_a_new_warehouse_starts_from_the_parse_of_another(small_warehouse, tmp_path, monkeypatch):
     """srlens/parse_cache.py: the first build of a new warehouse of the same name takes dbt's parse from
-    the cache (no full parse) and builds the same tables; an unreadable cached parse or an unusable
-    cache folder only cost the full parse."""
+    the cache (no full parse) and builds the same tables; an unreadable cached parse only costs the
+    full parse, and a full refresh does not use the cache."""
     monkeypatch.setenv("SRLENS_CACHE_DIR", str(tmp_path / "cache"))
     first = tmp_path / "first" / "wh.duckdb"
     first.parent.mkdir()
@@ -57,13 +57,13 @@ def test_a_new_warehouse_starts_from_the_parse_of_another(small_warehouse, tmp_p
     assert "Starting full parse" in dbt_log(first)
     (cached,) = (tmp_path / "cache" / "dbt-parse").iterdir()
 
-    def build_anew(name, *changes):
+    def build_anew(name, change=None, **how):
         warehouse = tmp_path / name / "wh.duckdb"
         warehouse.parent.mkdir()
         load_treebank(warehouse, FIGURE1, "figure1")
-        for change in changes:
+        if change:
             change()
-        build(warehouse, echo=False)
+        build(warehouse, echo=False, **how)
         con = duckdb.connect(str(warehouse), read_only=True)
         assert con.execute("select * from corpus_stats").fetchall() == small_stats
         con.close()
@@ -72,13 +72,36 @@ def test_a_new_warehouse_starts_from_the_parse_of_another(small_warehouse, tmp_p
     con = duckdb.connect(str(small_warehouse), read_only=True)
     small_stats = con.execute("select * from corpus_stats").fetchall()
     con.close()
-    log = build_anew("second")
+    monkeypatch.chdir(DBT_PROJECT_DIR.parent)  # a relative project folder: dbt runs in the work folder
+    log = build_anew("second", project_dir=DBT_PROJECT_DIR.name)
     assert "Starting full parse" not in log and "Partial parsing enabled" in log
     log = build_anew("third", lambda: cached.write_bytes(b"not a parse"))
     assert "Failed to load parsed file from disk" in log  # then dbt parses the whole project
     assert cached.read_bytes() != b"not a parse"  # the good parse replaced it
-    log = build_anew("fourth", lambda: monkeypatch.setenv("SRLENS_CACHE_DIR", str(cached)))  # a file, no folder
+    log = build_anew("fourth", full_refresh=True)
     assert "Starting full parse" in log
+
+
+def test_the_parse_cache_takes_only_the_users_own_files_and_never_fails_a_build(tmp_path, monkeypatch):
+    from srlens import parse_cache
+
+    target, cached = tmp_path / "target", tmp_path / "cache" / "dbt-parse" / "x.msgpack"
+    target.mkdir()
+    (target / parse_cache.PARSE_FILE).write_bytes(b"a parse")
+    parse_cache.keep(cached, target)
+    assert cached.read_bytes() == b"a parse" and [p.name for p in cached.parent.iterdir()] == ["x.msgpack"]
+    other = tmp_path / "other"
+    cached.chmod(0o666)  # others may write it: dbt would build whatever SQL they put there
+    parse_cache.give(cached, other)
+    assert not other.exists()
+    cached.chmod(0o600)
+    parse_cache.give(cached, other)
+    assert (other / parse_cache.PARSE_FILE).read_bytes() == b"a parse"
+    monkeypatch.setenv("SRLENS_CACHE_DIR", str(cached))  # a file, no folder: the cache is skipped
+    unusable = parse_cache.cached_parse(DBT_PROJECT_DIR, {}, "wh.duckdb", "3GB")
+    parse_cache.give(unusable, tmp_path / "third")
+    parse_cache.keep(unusable, target)
+    assert not (tmp_path / "third").exists()
 
 
 def test_a_full_build_drops_what_no_model_makes_in_its_own_schemas(small_warehouse):
