@@ -37,10 +37,9 @@ def _fresh_warehouse(warehouse):
         warehouse,
         Path(f"{warehouse}.wal"),
         Path(f"{warehouse}.lock"),
-        warehouse.parent / f".{warehouse.name}.building",
-        warehouse.parent / f".{warehouse.name}.building.wal",
     ):
         leftover.unlink(missing_ok=True)
+    # dbt's work folder, a killed build's copy with it (dbt's parse stays in the user's cache: srlens/parse_cache.py)
     shutil.rmtree(warehouse.parent / f".{warehouse.name}.dbt", ignore_errors=True)
 
 

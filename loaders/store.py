@@ -95,12 +95,25 @@ def beside(warehouse, part):
     return warehouse.parent / f".{warehouse.name}.{part}"
 
 
+def catalog_name(warehouse):
+    """The name DuckDB gives the warehouse's catalog: the first non-empty dot-separated part of the file
+    name ("wh.duckdb" -> "wh"); dbt qualifies every relation with it."""
+    return Path(warehouse).name.lstrip(".").split(".")[0]
+
+
+def build_copy(warehouse):
+    """The copy a build writes, in dbt's work folder `.NAME.dbt`: named after the warehouse's catalog,
+    so that dbt sees the same catalog, and, opened by that relative name from the work folder, the
+    same profile for every warehouse of that name (srlens/build.py, parse_cache)."""
+    return beside(warehouse, "dbt") / f"{catalog_name(warehouse)}.duckdb"
+
+
 def warehouse_files(warehouse):
     """The warehouse file and the files srlens and DuckDB keep beside it (its write-ahead log, the
     writer lock, a build's copy, its log and its pid file), by real path: no output may be written
     over one."""
     real = Path(warehouse).resolve()
-    building, pid = beside(real, "building"), beside(real, "build.pid")
+    building, pid = build_copy(real), beside(real, "build.pid")
     return (real, Path(f"{real}.wal"), Path(f"{real}.lock"), building, Path(f"{building}.wal"), pid)
 
 

@@ -10,8 +10,8 @@ name it opens the file by, so no load can land in the file the build is about
 to replace. Before the swap the build checks that the file is the one it copied
 (inode, size, times); if not, it stops and replaces nothing.
 
-A build that was killed leaves its copy, the copy's WAL and temp folder, the dbt
-work folder and a pid file; the next build recognises them (the pid file names a
+A build that was killed leaves its copy, the copy's WAL and temp folder (in the
+dbt work folder), the dbt work folder and a pid file; the next build recognises them (the pid file names a
 process that no longer runs) and removes them with a one-line notice. dbt dies
 with the build (its own process group, and PR_SET_PDEATHSIG).
 """
@@ -32,11 +32,11 @@ from pathlib import Path
 
 import duckdb
 
-from srlens import build_vars, processing
+from srlens import build_vars, parse_cache, processing
 from srlens.build_vars import NLTK_COMPAT_VERSION, PROCESSOR_ENV, PROCESSORS  # declared there for the command line
 from srlens.children import die_with_parent
 from srlens.dbt_main import ARGUMENTS_ON_STDIN
-from srlens.loaders.store import beside, connect, ensure_raw_schema, stop_point, utc_now, writer_lock
+from srlens.loaders.store import beside, build_copy, connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
 from srlens.sandbox import identifier
 from srlens.signature import signature
@@ -80,15 +80,22 @@ def dbt_environment(build_path, work_dir, extra_env=None):
 @contextlib.contextmanager
 def started_dbt(build_path, work_dir, extra_env=None):
     """A dbt process that has imported dbt and waits for its arguments (run_dbt sends them): python's
-    start-up and dbt's imports (about 1.7 s of CPU) overlap the build's copy and prepare.
+    start-up and dbt's imports (about 1.7 s of CPU) overlap the build's copy and prepare. It runs in
+    work_dir and opens a build_path there by its name (see build), any other by its full path.
 
     dbt runs in its own process group, which is killed on any way out (Ctrl-C included);
     PR_SET_PDEATHSIG covers a build that is killed outright.
     """
     # dbt as a module of this interpreter: no reliance on where pip put the `dbt` script.
     # srlens.dbt_main is dbt's command line with a quicker exit.
+    work_dir = Path(work_dir).resolve()
+    work_dir.mkdir(parents=True, exist_ok=True)
+    build_path = Path(build_path).resolve()
+    if build_path.parent == work_dir:
+        build_path = Path(build_path.name)
     proc = subprocess.Popen(
         [sys.executable, "-m", "srlens.dbt_main", ARGUMENTS_ON_STDIN],
+        cwd=work_dir,
         env=dbt_environment(build_path, work_dir, extra_env),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -110,6 +117,7 @@ def started_dbt(build_path, work_dir, extra_env=None):
 def run_dbt(args, build_path, work_dir, project_dir=DBT_PROJECT_DIR, echo=True, extra_env=None, started=None):
     """Run the dbt CLI of this environment on `build_path`, in `started` (a started_dbt process for
     that file and work folder) or a new process; returns (ok, output)."""
+    project_dir = Path(project_dir).resolve()  # dbt runs in work_dir
     args = [*args, "--project-dir", str(project_dir), "--profiles-dir", str(project_dir)]
     with contextlib.ExitStack() as stack:
         proc = started or stack.enter_context(started_dbt(build_path, work_dir, extra_env))
@@ -147,7 +155,8 @@ def build(
     processor = processor or os.environ.get(PROCESSOR_ENV) or "stanza"
     if processor not in PROCESSORS:
         raise BuildError(f"unknown processor {processor!r} (one of {', '.join(PROCESSORS)})")
-    project_dir = Path(project_dir or os.environ.get("SRLENS_DBT_PROJECT") or DBT_PROJECT_DIR)
+    # resolved: dbt runs in the warehouse's work folder (started_dbt)
+    project_dir = Path(project_dir or os.environ.get("SRLENS_DBT_PROJECT") or DBT_PROJECT_DIR).resolve()
     # The real path: dbt runs in its project folder (relative paths would move), and every name of
     # the file must lead to the same lock and the same work files.
     with writer_lock(warehouse) as warehouse:
@@ -156,6 +165,8 @@ def build(
         files.pid.write_text(f"{os.getpid()} {process_start_time(os.getpid())}\n")
         try:
             started_at, clock = utc_now(), time.monotonic()
+            # dbt opens the copy by its name in the work folder: the profile is then the same for every
+            # warehouse of that name, and dbt can start from the parse of another one (parse_cache).
             with (
                 started_dbt(files.building, files.work_dir) as dbt,
                 copy_and_hold(warehouse, files.building) as copied,
@@ -176,6 +187,9 @@ def build(
                         else "srlens: incremental build (only runs changed since the last build)",
                         file=sys.stderr,
                     )
+                cached_parse = parse_cache.cached_parse(project_dir, all_vars, files.building, memory_limit())
+                if not full_refresh:  # from scratch means from scratch
+                    parse_cache.give(cached_parse, files.work_dir / "target")
                 ok, output = run_dbt(args, files.building, files.work_dir, project_dir, echo, started=dbt)
                 if not ok:
                     raise BuildError("dbt build failed; the warehouse is unchanged.\n" + _failures(output))
@@ -189,6 +203,7 @@ def build(
                     files.work_dir / "target",
                     parsed_on,
                 )
+                parse_cache.keep(cached_parse, files.work_dir / "target")
                 stop_point("swap")
                 check_unchanged(warehouse, copied)
                 os.replace(files.building, warehouse)
@@ -203,14 +218,19 @@ def build(
 
 
 class BuildFiles:
-    """The files a build writes beside the warehouse `.NAME.*`: all but the dbt work folder are temporary."""
+    """The files a build writes beside the warehouse `.NAME.*`: the dbt work folder, kept between builds
+    (dbt's target/ and logs/), and the temporary ones: the copy dbt builds into, in that folder, with its
+    write-ahead log and DuckDB's spill folder, and the pid file."""
 
     def __init__(self, warehouse):
-        self.building = beside(warehouse, "building")  # the copy dbt builds into
-        self.work_dir = beside(warehouse, "dbt")  # dbt's target/ and logs/, kept between builds
+        self.folder = Path(warehouse).parent
+        self.work_dir = beside(warehouse, "dbt")
+        self.building = build_copy(warehouse)
         self.pid = beside(warehouse, "build.pid")  # "PID START_TIME" of the running build
-        # The copy's write-ahead log and DuckDB's spill folder.
-        self.temporary = (self.building, Path(f"{self.building}.wal"), Path(f"{self.building}.tmp"), self.pid)
+        old = beside(warehouse, "building")  # where earlier versions kept the copy (a killed build's)
+        self.temporary = tuple(
+            Path(f"{copy}{suffix}") for copy in (self.building, old) for suffix in ("", ".wal", ".tmp")
+        ) + (self.pid,)
 
     def remove_temporary(self):
         for path in self.temporary:
@@ -234,9 +254,8 @@ class BuildFiles:
         self.remove_temporary()
         shutil.rmtree(self.work_dir, ignore_errors=True)
         who = f"build {pid}" if pid is not None else "build"
-        print(
-            f"srlens: removed what a killed {who} left: {', '.join(p.name for p in left)}", file=sys.stderr, flush=True
-        )
+        names = ", ".join(str(p.relative_to(self.folder)) for p in left)
+        print(f"srlens: removed what a killed {who} left: {names}", file=sys.stderr, flush=True)
 
 
 def _read_pid_file(path):

@@ -52,6 +52,13 @@ def table_snapshot(warehouse):
         con.close()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def parse_cache(tmp_path_factory):
+    """dbt's parse shared between the suite's warehouses (srlens/parse_cache.py), in a folder of the
+    suite's own: never the user's cache."""
+    os.environ["SRLENS_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+
+
 @pytest.fixture(scope="session")
 def built_warehouse(tmp_path_factory):
     """One warehouse with Figure 1, en_ewt test, the entropy example and the demo, built once."""

@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 import srlens.build
-from srlens.build import DBT_PROJECT_DIR, BuildError, build, prepare, run_dbt
+from srlens.build import DBT_PROJECT_DIR, BuildError, BuildFiles, build, prepare, run_dbt
 from srlens.loaders.load import load_treebank
 from tests.conftest import EN_EWT_TEST, FIGURE1, require_shared
 
@@ -37,7 +37,71 @@ def test_failed_build_leaves_the_previous_warehouse(small_warehouse, tmp_path, m
     assert con.execute("select corpus from corpus_stats").fetchall() == [("figure1",)]
     assert con.execute("select count(*) from raw.sentences").fetchone() == (2078,)
     con.close()
-    assert not list(tmp_path.glob(".*.building*"))
+    copy = BuildFiles(small_warehouse).building
+    assert not [p for p in (copy, Path(f"{copy}.wal"), Path(f"{copy}.tmp")) if p.exists()]
+
+
+def dbt_log(warehouse):
+    return (BuildFiles(warehouse).work_dir / "logs" / "dbt.log").read_text()
+
+
+def test_a_new_warehouse_starts_from_the_parse_of_another(small_warehouse, tmp_path, monkeypatch):
+    """srlens/parse_cache.py: the first build of a new warehouse of the same name takes dbt's parse from
+    the cache (no full parse) and builds the same tables; an unreadable cached parse only costs the
+    full parse, and a full refresh does not use the cache."""
+    monkeypatch.setenv("SRLENS_CACHE_DIR", str(tmp_path / "cache"))
+    first = tmp_path / "first" / "wh.duckdb"
+    first.parent.mkdir()
+    load_treebank(first, FIGURE1, "figure1")
+    build(first, echo=False)
+    assert "Starting full parse" in dbt_log(first)
+    (cached,) = (tmp_path / "cache" / "dbt-parse").iterdir()
+
+    def build_anew(name, change=None, **how):
+        warehouse = tmp_path / name / "wh.duckdb"
+        warehouse.parent.mkdir()
+        load_treebank(warehouse, FIGURE1, "figure1")
+        if change:
+            change()
+        build(warehouse, echo=False, **how)
+        con = duckdb.connect(str(warehouse), read_only=True)
+        assert con.execute("select * from corpus_stats").fetchall() == small_stats
+        con.close()
+        return dbt_log(warehouse)
+
+    con = duckdb.connect(str(small_warehouse), read_only=True)
+    small_stats = con.execute("select * from corpus_stats").fetchall()
+    con.close()
+    monkeypatch.chdir(DBT_PROJECT_DIR.parent)  # a relative project folder: dbt runs in the work folder
+    log = build_anew("second", project_dir=DBT_PROJECT_DIR.name)
+    assert "Starting full parse" not in log and "Partial parsing enabled" in log
+    log = build_anew("third", lambda: cached.write_bytes(b"not a parse"))
+    assert "Failed to load parsed file from disk" in log  # then dbt parses the whole project
+    assert cached.read_bytes() != b"not a parse"  # the good parse replaced it
+    log = build_anew("fourth", full_refresh=True)
+    assert "Starting full parse" in log
+
+
+def test_the_parse_cache_takes_only_the_users_own_files_and_never_fails_a_build(tmp_path, monkeypatch):
+    from srlens import parse_cache
+
+    target, cached = tmp_path / "target", tmp_path / "cache" / "dbt-parse" / "x.msgpack"
+    target.mkdir()
+    (target / parse_cache.PARSE_FILE).write_bytes(b"a parse")
+    parse_cache.keep(cached, target)
+    assert cached.read_bytes() == b"a parse" and [p.name for p in cached.parent.iterdir()] == ["x.msgpack"]
+    other = tmp_path / "other"
+    cached.chmod(0o666)  # others may write it: dbt would build whatever SQL they put there
+    parse_cache.give(cached, other)
+    assert not other.exists()
+    cached.chmod(0o600)
+    parse_cache.give(cached, other)
+    assert (other / parse_cache.PARSE_FILE).read_bytes() == b"a parse"
+    monkeypatch.setenv("SRLENS_CACHE_DIR", str(cached))  # a file, no folder: the cache is skipped
+    unusable = parse_cache.cached_parse(DBT_PROJECT_DIR, {}, "wh.duckdb", "3GB")
+    parse_cache.give(unusable, tmp_path / "third")
+    parse_cache.keep(unusable, target)
+    assert not (tmp_path / "third").exists()
 
 
 def test_a_full_build_drops_what_no_model_makes_in_its_own_schemas(small_warehouse):
@@ -115,14 +179,14 @@ def test_leftovers_are_removed_only_when_their_build_is_dead(tmp_path, capsys):
     import subprocess
     import sys
 
-    from srlens.build import BuildFiles, process_start_time
+    from srlens.build import process_start_time
 
     files = BuildFiles(tmp_path / "wh.duckdb")
 
     def leave(pid, started):
+        files.work_dir.mkdir(exist_ok=True)
         files.building.write_bytes(b"half a copy")
         Path(f"{files.building}.wal").write_bytes(b"a WAL that belongs to no file")
-        files.work_dir.mkdir(exist_ok=True)
         files.pid.write_text(f"{pid} {started}\n")
 
     running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
@@ -135,7 +199,7 @@ def test_leftovers_are_removed_only_when_their_build_is_dead(tmp_path, capsys):
         files.clear_dead_build()
         assert capsys.readouterr().err == (
             f"srlens: removed what a killed build {running.pid} left: "
-            ".wh.duckdb.building, .wh.duckdb.building.wal, .wh.duckdb.build.pid, "
+            ".wh.duckdb.dbt/wh.duckdb, .wh.duckdb.dbt/wh.duckdb.wal, .wh.duckdb.build.pid, "
             ".wh.duckdb.dbt\n"
         )
     finally:

@@ -151,6 +151,35 @@ def test_an_incremental_build_keeps_the_marts_comments_and_writes_only_the_new_t
     assert query(warehouse, "select count(*) from duckdb_columns() where table_name = 'sentence_scores'")[0][0] > 10
 
 
+def test_a_mart_dropped_by_hand_comes_back_whole_with_its_comments_in_an_incremental_build(
+    incremental_warehouse, tmp_path
+):
+    """The next build after a user dropped a mart is incremental (no code changed), yet the mart is
+    created anew: with all its rows (its SQL compiles without the changed-runs filter) and with the
+    comments persist_docs writes only when a table is created."""
+    warehouse, _ = incremental_warehouse
+    copy = tmp_path / "copy.duckdb"
+    shutil.copyfile(warehouse, copy)
+    rows = "select * from main.error_examples order by all"
+    before = query(copy, rows)
+    con = duckdb.connect(str(copy))
+    con.execute("drop table main.error_examples")
+    con.close()
+    build(copy, echo=False, processor="aligned")
+    assert last_build(copy) is False
+    assert query(copy, rows) == before and len(before) > 0
+    ((table_comment,),) = query(
+        copy, "select comment from duckdb_tables() where schema_name = 'main' and table_name = 'error_examples'"
+    )
+    assert table_comment.startswith("The sentences that show where a run fails")
+    uncommented = query(
+        copy,
+        """select column_name from duckdb_columns()
+           where schema_name = 'main' and table_name = 'error_examples' and coalesce(trim(comment), '') = ''""",
+    )
+    assert uncommented == []
+
+
 def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the_whole_verdict(
     incremental_warehouse, tmp_path
 ):

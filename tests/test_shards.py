@@ -183,7 +183,8 @@ def test_parse_refuses_an_out_that_is_no_parse_file(loaded, tmp_path, capsys):
     warehouse = tmp_path / "w.duckdb"
     warehouse.write_bytes(loaded["warehouse"].read_bytes())
     before = warehouse.read_bytes()
-    for companion in ("w.duckdb.wal", "w.duckdb.lock", ".w.duckdb.building"):
+    (tmp_path / ".w.duckdb.dbt").mkdir()
+    for companion in ("w.duckdb.wal", "w.duckdb.lock", ".w.duckdb.dbt/w.duckdb"):  # a build's copy last
         (tmp_path / companion).write_text("kept")
     (tmp_path / "link.duckdb").symlink_to(warehouse)
     (tmp_path / "hard.duckdb").hardlink_to(warehouse)
@@ -195,7 +196,7 @@ def test_parse_refuses_an_out_that_is_no_parse_file(loaded, tmp_path, capsys):
         tmp_path / "hard.duckdb": "is the warehouse",
         tmp_path / "w.duckdb.wal": "is the warehouse",
         tmp_path / "w.duckdb.lock": "is the warehouse",
-        tmp_path / ".w.duckdb.building": "is the warehouse",
+        tmp_path / ".w.duckdb.dbt" / "w.duckdb": "is the warehouse",  # a build's copy
         tmp_path / "notes.txt": "exists and is no parse file",
         tmp_path / "folder": "is a folder",
         tmp_path / "folder" / "..": "is a folder",
@@ -208,7 +209,8 @@ def test_parse_refuses_an_out_that_is_no_parse_file(loaded, tmp_path, capsys):
         err = capsys.readouterr().err
         assert err.startswith("srlens: error: ") and said in err and err.count("\n") == 1, (out, err)
     assert warehouse.read_bytes() == before
-    assert all((tmp_path / c).read_text() == "kept" for c in ("w.duckdb.wal", "w.duckdb.lock", ".w.duckdb.building"))
+    companions = ("w.duckdb.wal", "w.duckdb.lock", ".w.duckdb.dbt/w.duckdb")
+    assert all((tmp_path / c).read_text() == "kept" for c in companions)
     assert (tmp_path / "notes.txt").read_text() == "mine" and not list(tmp_path.glob(".*.tmp"))
     # A parse file may be replaced.
     out = tmp_path / "p.parquet"

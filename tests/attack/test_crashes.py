@@ -23,7 +23,8 @@ import pytest
 from tests.conftest import FIGURE1, REPO, SHARED, default_sigint, require_shared, table_snapshot
 
 RUN_TEXT = "I enjoyed my time at Franklin High School .\n"
-LEFTOVERS = (".e.duckdb.building", ".e.duckdb.building.wal", ".e.duckdb.build.pid")
+LEFTOVERS = (".e.duckdb.dbt/e.duckdb", ".e.duckdb.dbt/e.duckdb.wal", ".e.duckdb.build.pid")
+COPY = (".e.duckdb.dbt/e.duckdb", ".e.duckdb.dbt/e.duckdb.wal", ".e.duckdb.dbt/e.duckdb.tmp")  # a build's copy
 
 
 def environment(**extra):
@@ -282,13 +283,17 @@ def test_builds_killed_at_each_step_leave_the_warehouse_and_the_next_build_clean
         assert sha256(wh) == before, f"killed at {step}: the warehouse changed"
         assert any((folder / name).exists() for name in LEFTOVERS), f"killed at {step}: nothing left to clean"
     # A dead build's copy with a WAL that does not belong to it made DuckDB say "Corrupt database file".
-    (folder / ".e.duckdb.building.wal").write_bytes(os.urandom(4096))
+    (folder / ".e.duckdb.dbt" / "e.duckdb.wal").write_bytes(os.urandom(4096))
+    # and a copy where srlens kept it before it moved into dbt's work folder: removed too
+    (folder / ".e.duckdb.building").write_bytes(os.urandom(4096))
     build = Running(*build_args, cwd=folder)
     assert build.finish() == 0, build.stderr()
     notices += [line for line in build.stderr().splitlines() if "removed what a killed build" in line]
     # Each build after a killed one said, in one line, what it removed.
     assert len(notices) == 4, notices
-    assert all(re.match(r"srlens: removed what a killed build \d+ left: \.e\.duckdb\.build", n) for n in notices)
+    said = r"srlens: removed what a killed build \d+ left: \.e\.duckdb\.(dbt/e\.duckdb|build)"
+    assert all(re.match(said, n) for n in notices)
+    assert ".e.duckdb.building" in notices[-1]
     assert sorted(p.name for p in folder.iterdir()) == [".e.duckdb.dbt", "e.duckdb", "e.duckdb.lock", "run.txt"]
     assert runs(wh) == ["plain"]
     con = duckdb.connect(str(wh), read_only=True)
@@ -322,6 +327,7 @@ def test_a_build_terminated_by_sigterm_cleans_up_after_itself(wh):
         assert sha256(wh) == before, f"terminated at {step}: the warehouse changed"
         left = {p.name for p in folder.iterdir()} - {".e.duckdb.dbt"}  # dbt's work folder is kept (partial parse)
         assert left == {"e.duckdb", "e.duckdb.lock", "run.txt"}, f"terminated at {step}: {sorted(left)}"
+        assert not [name for name in COPY if (folder / name).exists()], f"terminated at {step}: the copy is left"
 
 
 def test_a_load_terminated_just_before_its_commit_changes_nothing(wh):
@@ -355,7 +361,9 @@ def test_a_full_disk_during_a_build_leaves_the_previous_warehouse_and_no_copy(wh
         assert done.stderr.startswith("srlens: error: no space left on the device of ")
         assert "the warehouse is unchanged" in done.stderr and done.stderr.count("\n") == 1, done.stderr
         assert sha256(disk / "e.duckdb") == before
-        assert sorted(p.name for p in disk.iterdir()) == ["e.duckdb", "e.duckdb.lock"]
+        # dbt's work folder may stay (it is kept between builds), the copy in it may not
+        assert {p.name for p in disk.iterdir()} - {".e.duckdb.dbt"} == {"e.duckdb", "e.duckdb.lock"}
+        assert not [name for name in COPY if (disk / name).exists()]
     finally:
         subprocess.run(["umount", str(disk)], check=True)
 
