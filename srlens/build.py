@@ -10,9 +10,10 @@ name it opens the file by, so no load can land in the file the build is about
 to replace. Before the swap the build checks that the file is the one it copied
 (inode, size, times); if not, it stops and replaces nothing.
 
-A build that was killed leaves its copy, the copy's WAL and temp folder (in the
-dbt work folder), the dbt work folder and a pid file; the next build recognises them (the pid file names a
-process that no longer runs) and removes them with a one-line notice. dbt dies
+A build that was killed leaves its copy, the copy's WAL and temp folder (all in
+the dbt work folder), the dbt work folder and a pid file; the next build
+recognises them (the pid file names a process that no longer runs) and removes
+them with a one-line notice. dbt dies
 with the build (its own process group, and PR_SET_PDEATHSIG).
 """
 
@@ -157,8 +158,7 @@ def build(
         raise BuildError(f"unknown processor {processor!r} (one of {', '.join(PROCESSORS)})")
     # resolved: dbt runs in the warehouse's work folder (started_dbt)
     project_dir = Path(project_dir or os.environ.get("SRLENS_DBT_PROJECT") or DBT_PROJECT_DIR).resolve()
-    # The real path: dbt runs in its project folder (relative paths would move), and every name of
-    # the file must lead to the same lock and the same work files.
+    # The real path: every name of the file must lead to the same lock and the same work files.
     with writer_lock(warehouse) as warehouse:
         files = BuildFiles(warehouse)
         files.clear_dead_build()
