@@ -65,13 +65,16 @@ def give(cached, target_dir):
 
 
 def keep(cached, target_dir):
-    """Store target_dir's parse as the cached one (a whole file or none: written aside, then renamed)."""
+    """Store target_dir's parse as the cached one (a whole file or none: written aside, then renamed).
+    Only a parse no one else may have written: from the cache it would reach every warehouse the user
+    builds next. A cached entry that is not trusted (another's, writable by others, a FIFO that would
+    block the read) is replaced, not read."""
     own = Path(target_dir) / PARSE_FILE
     partial = None
     try:
-        if cached is None or not own.exists():
+        if cached is None or not own.exists() or not trusted(own):
             return
-        if cached.exists() and cached.read_bytes() == own.read_bytes():
+        if cached.exists() and trusted(cached) and cached.read_bytes() == own.read_bytes():
             os.utime(cached)  # recently used: the last to be dropped
             return
         cached.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
