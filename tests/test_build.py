@@ -104,11 +104,21 @@ def test_the_parse_cache_takes_only_the_users_own_files_and_never_fails_a_build(
     assert not (tmp_path / "third").exists()
 
 
-def test_the_parse_cache_keeps_no_parse_that_others_may_have_written(tmp_path):
+def test_the_parse_cache_keeps_no_parse_that_others_may_have_written(tmp_path, monkeypatch):
     """keep() applies give()'s rule to what it stores: a work folder's parse that others may write
     (a warehouse in a shared folder) must not reach the user's other warehouses through the cache;
-    a cached entry others may write is replaced by the user's own parse."""
+    a cached entry others may write is replaced by the user's own parse. A group-writable file is
+    the user's alone if its group is (umask 002 with user private groups)."""
     from srlens import parse_cache
+
+    assert not parse_cache.own_group(os.getgid() + 1)
+    group_writable = tmp_path / "group_writable"
+    group_writable.write_bytes(b"")
+    group_writable.chmod(0o664)
+    for alone in (True, False):
+        monkeypatch.setattr(parse_cache, "own_group", lambda gid, alone=alone: alone)
+        assert parse_cache.trusted(group_writable) is alone
+    monkeypatch.undo()
 
     target, cached = tmp_path / "target", tmp_path / "cache" / "dbt-parse" / "x.msgpack"
     target.mkdir()
