@@ -14,9 +14,11 @@ Folder: $SRLENS_CACHE_DIR, else $XDG_CACHE_HOME/srlens, else ~/.cache/srlens; at
 """
 
 import contextlib
+import grp
 import hashlib
 import json
 import os
+import pwd
 import shutil
 import stat
 import tempfile
@@ -48,7 +50,18 @@ def cached_parse(project_dir, dbt_vars, building, memory_limit):
 def trusted(path):
     """dbt builds whatever SQL a parse holds: only a file of this user's that no one else may write."""
     st = path.stat()
-    return stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    group_writes = st.st_mode & stat.S_IWGRP and not own_group(st.st_gid)
+    return stat.S_ISREG(st.st_mode) and st.st_uid == os.getuid() and not (st.st_mode & stat.S_IWOTH or group_writes)
+
+
+def own_group(gid):
+    """A group of the user alone: the user's primary group, named after the user (a "user private
+    group", where Debian and Ubuntu's umask 002 makes the files dbt writes group-writable)."""
+    try:
+        group, user = grp.getgrgid(gid), pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:
+        return False
+    return gid == os.getgid() and group.gr_name == user and not set(group.gr_mem) - {user}
 
 
 def give(cached, target_dir):
@@ -65,13 +78,16 @@ def give(cached, target_dir):
 
 
 def keep(cached, target_dir):
-    """Store target_dir's parse as the cached one (a whole file or none: written aside, then renamed)."""
+    """Store target_dir's parse as the cached one (a whole file or none: written aside, then renamed).
+    Only a parse no one else may have written: from the cache it would reach every warehouse the user
+    builds next. A cached entry that is not trusted (another's, writable by others, a FIFO that would
+    block the read) is replaced, not read."""
     own = Path(target_dir) / PARSE_FILE
     partial = None
     try:
-        if cached is None or not own.exists():
+        if cached is None or not own.exists() or not trusted(own):
             return
-        if cached.exists() and cached.read_bytes() == own.read_bytes():
+        if cached.exists() and trusted(cached) and cached.read_bytes() == own.read_bytes():
             os.utime(cached)  # recently used: the last to be dropped
             return
         cached.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

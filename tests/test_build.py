@@ -104,6 +104,37 @@ def test_the_parse_cache_takes_only_the_users_own_files_and_never_fails_a_build(
     assert not (tmp_path / "third").exists()
 
 
+def test_the_parse_cache_keeps_no_parse_that_others_may_have_written(tmp_path, monkeypatch):
+    """keep() applies give()'s rule to what it stores: a work folder's parse that others may write
+    (a warehouse in a shared folder) must not reach the user's other warehouses through the cache;
+    a cached entry others may write is replaced by the user's own parse. A group-writable file is
+    the user's alone if its group is (umask 002 with user private groups)."""
+    from srlens import parse_cache
+
+    assert not parse_cache.own_group(os.getgid() + 1)
+    group_writable = tmp_path / "group_writable"
+    group_writable.write_bytes(b"")
+    group_writable.chmod(0o664)
+    for alone in (True, False):
+        monkeypatch.setattr(parse_cache, "own_group", lambda gid, alone=alone: alone)
+        assert parse_cache.trusted(group_writable) is alone
+    monkeypatch.undo()
+
+    target, cached = tmp_path / "target", tmp_path / "cache" / "dbt-parse" / "x.msgpack"
+    target.mkdir()
+    own = target / parse_cache.PARSE_FILE
+    own.write_bytes(b"a parse")
+    own.chmod(0o666)
+    parse_cache.keep(cached, target)
+    assert not cached.exists()
+    own.chmod(0o644)
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(b"a parse")
+    cached.chmod(0o666)  # the same bytes, but others may write it: give() would never use it
+    parse_cache.keep(cached, target)
+    assert cached.read_bytes() == b"a parse" and parse_cache.trusted(cached)
+
+
 def test_a_full_build_drops_what_no_model_makes_in_its_own_schemas(small_warehouse):
     """A model a newer srlens renamed (int_sentence_udf_scores) must not linger with old figures;
     the marts' schema is public and left alone, and an incremental build drops nothing."""
