@@ -1,10 +1,10 @@
-"""CPU of the parts of int_output_words (processor 'aligned') on one built warehouse: the UDF alone
+"""CPU of the parts of int_output_words_aligned (processor 'aligned') on one built warehouse: the UDF alone
 on its whole input, and CTEs of the model's SQL as temp tables.
 
     python bench/aligned_parts.py WAREHOUSE [--udf] [--profile] [--cte NAME ...]
 
 The SQL is what `dbt compile` makes of this tree's project (bench/models_before_after.py), run on a
-read-only attachment of the warehouse, memory_limit 3GB. --udf: the rows that int_output_words
+read-only attachment of the warehouse, memory_limit 3GB. --udf: the rows that int_output_words_aligned
 passes to srlens_aligned_words (the SQL before its `aligned_words` CTE) are read into arrow, then the
 UDF runs on them in chunks of 2,048 rows, as DuckDB calls it, in this process; --profile: the same
 under cProfile. --cte NAME: `create temp table as` the SQL up to that CTE's end, then `select * from
@@ -49,7 +49,7 @@ def main():
     warehouse = args.warehouse.resolve()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        sql = compile_models(REPO, ["int_output_words"], warehouse, work)["int_output_words"]
+        sql = compile_models(REPO, ["int_output_words_aligned"], warehouse, work)["int_output_words_aligned"]
     sql = sql.replace('"compile"."', '"srlens"."')
     con = duckdb.connect()
     con.execute(f"attach '{warehouse}' as srlens (read_only)")
@@ -67,7 +67,7 @@ def main():
         with_clause, _ = through(sql, "aligned_sentences")
         _, body = through(sql, "aligned_words")
         call = "unnest(srlens_aligned_words(o.outputs, s.sentences, v.vocabulary), recursive := true)"
-        assert call in body, "int_output_words no longer calls the UDF as this script expects"
+        assert call in body, "int_output_words_aligned no longer calls the UDF as this script expects"
         select = body.replace(call, "o.outputs, s.sentences, v.vocabulary")
         inputs = con.sql(f"{with_clause} {select}").to_arrow_table()
         chunks = [inputs.slice(i, 2048) for i in range(0, len(inputs), 2048)]

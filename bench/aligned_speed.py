@@ -150,7 +150,8 @@ def total(parts, cpu=False):
 def measure(warehouse, work_dir, tmp):
     """Seconds of each version (the faster of two rounds), their word counts, rows that differ."""
     after_sql = [
-        (m, compiled(work_dir, m)) for m in ("int_aligned_sentences", "int_aligned_vocabulary", "int_output_words")
+        (m, compiled(work_dir, m))
+        for m in ("int_aligned_sentences", "int_aligned_vocabulary", "int_output_words_aligned")
     ]
     baseline = baseline_udf(tmp)
     connections = {}
@@ -179,18 +180,18 @@ def measure(warehouse, work_dir, tmp):
             if not seconds[version] or total(parts) < total(seconds[version]):
                 seconds[version] = parts
     words = {
-        v: con.execute(f"select count(*) from {'before_words' if v == 'before' else 'int_output_words'}").fetchall()[0][
-            0
-        ]
+        v: con.execute(
+            f"select count(*) from {'before_words' if v == 'before' else 'int_output_words_aligned'}"
+        ).fetchall()[0][0]
         for v, con in connections.items()
     }
     differ = None
     if "first UDF" in connections:
         con = connections["after"]
-        con.register("first_udf", connections["first UDF"].sql("from int_output_words").to_arrow_table())
+        con.register("first_udf", connections["first UDF"].sql("from int_output_words_aligned").to_arrow_table())
         differ = con.execute(
-            "select count(*) from ((from int_output_words except all from first_udf) "
-            "union all (from first_udf except all from int_output_words))"
+            "select count(*) from ((from int_output_words_aligned except all from first_udf) "
+            "union all (from first_udf except all from int_output_words_aligned))"
         ).fetchall()[0][0]
     con = connections["after"]
     outputs = con.execute("select count(*) from w.raw.outputs").fetchall()[0][0]
@@ -246,7 +247,7 @@ def main():
             f"`python bench/aligned_speed.py`: {what}, 2-core machine. The versions run on the same built "
             "warehouse, one after the other, twice, in one process (DuckDB's default threads); each row is "
             "the faster of its two rounds. The UDF rows sum `int_aligned_sentences`, `int_aligned_vocabulary` "
-            "and `int_output_words`."
+            "and `int_output_words_aligned`."
         ),
         "",
         (
@@ -272,7 +273,7 @@ def main():
                 + "."
             )
     if differ is not None:
-        lines.append(f"Rows of `int_output_words` that differ between the first UDF and now: {differ:,}.")
+        lines.append(f"Rows of `int_output_words_aligned` that differ between the first UDF and now: {differ:,}.")
     if build_s is not None:
         lines.append(f"The whole `srlens build` took {build_s:.1f} s.")
     lines += [

@@ -128,6 +128,7 @@ def main():
     dea_s = times["int_dea_edges"]
     udf_s = times["int_sentence_accuracies"] + times["int_sentence_bleu_stats"]
     scoring_models = (
+        "int_output_words_aligned",
         "int_output_words",
         "int_scored_outputs",
         "int_dea_edges",

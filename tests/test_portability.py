@@ -27,7 +27,7 @@ UDF_MODELS = {
     "ensemble_selection": {"srlens_bleu_from_stats"},
     "entropy_dea_correlation": {"srlens_spearman"},
     "int_ensemble_runs": {"srlens_bleu_from_stats"},
-    "int_output_words": {"srlens_aligned_words"},
+    "int_output_words_aligned": {"srlens_aligned_words"},
     "int_pair_resample_sums": {"srlens_resample_sums"},
     "int_sentence_bleu_stats": {"srlens_bleu_from_stats"},
     "int_sentence_flux_weight": {"srlens_mean_flux_weight"},

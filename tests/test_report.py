@@ -296,7 +296,7 @@ def small_warehouse(built_warehouse, path, edit):
     for mart in rpt.REQUIRED_MARTS:
         c.execute(f"create table main.{mart} as select * from src.main.{mart}")
     c.execute("create schema intermediate")  # the sentence view's trees and output words
-    for table in ("int_analysis_words", "int_output_words"):
+    for table in ("int_analysis_words", "int_output_words_aligned", "int_output_words_parsed", "int_reference_words"):
         c.execute(f"create table intermediate.{table} as select * from src.intermediate.{table}")
     c.execute("detach src")
     for sql in edit:
@@ -863,6 +863,37 @@ def test_sentence_pages_are_the_examples_and_draw_every_missed_edge(page_path, c
         assert tokens.count("missed") == missed, (submission_id, sent_idx)
         assert len(re.findall(r'<path class="arc(?: missed)?"', tree)) == edges  # one arc per reference edge
         assert tokens.count("root") >= 1
+
+
+def test_example_output_words_are_the_views_words(built_warehouse, tmp_path):
+    """The report reads its example sentences' words from int_output_words' two tables, not through
+    the view (which would join every word of the runs with its reference word): they must be the
+    view's words, a parsed run's too. One run's words are moved from the aligned table to the parsed
+    one as the view shows them, so the view's rows stay the same."""
+    through_view = """
+        select o.submission_id, o.sent_idx,
+               row_number() over (partition by o.submission_id, o.sent_idx order by o.word_idx) as pos,
+               o.form, o.lemma_lower,
+               row_number() over (partition by o.submission_id, o.sent_idx, o.lemma_lower order by o.word_idx)
+        from intermediate.int_output_words o
+        semi join error_examples using (submission_id, sent_idx)
+        where not o.is_punct
+        order by o.submission_id, o.sent_idx, 3"""
+    wh = tmp_path / "w.duckdb"
+    shutil.copy(built_warehouse, wh)
+    c = duckdb.connect(str(wh))
+    expected = c.execute(through_view).fetchall()
+    words = "from intermediate.int_output_words where submission_id = $run"
+    moved = c.execute(f"select count(*) {words} and not is_punct", {"run": SWAPS}).fetchall()[0][0]
+    c.execute(f"insert into intermediate.int_output_words_parsed select * {words}", {"run": SWAPS})
+    c.execute("delete from intermediate.int_output_words_aligned where submission_id = $run", {"run": SWAPS})
+    assert c.execute(through_view).fetchall() == expected
+    first, last = c.execute("select min(submission_id), max(submission_id) from error_examples").fetchall()[0]
+    got = c.execute(rpt.SQL_EXAMPLE_OUTPUT_WORDS, {"first": first, "last": last}).fetchall()
+    c.close()
+    assert got == expected
+    assert len(expected) > 5000 and moved > 0 and any(r[0] == SWAPS for r in got)
+    assert {r[5] for r in got} > {1}  # a lemma repeated in a sentence counts its occurrences
 
 
 def test_tree_draws_a_hand_made_sentence():

@@ -31,7 +31,7 @@ Most outputs skip steps 2 to 4 (_plain_words): when every chunk is one word of t
 reference chunk cut the same way wherever it occurs, or a plain unknown word, its words are known
 without the cutting and reading bookkeeping (docs/definitions.md, "The fast path").
 
-``srlens_aligned_words`` is an arrow UDF whose rows hold about 64 outputs (int_output_words: a
+``srlens_aligned_words`` is an arrow UDF whose rows hold about 64 outputs (int_output_words_aligned: a
 block of a corpus's sentences, for a group of at most 64 of its runs) with those sentences' token
 lines and the corpus vocabulary: each sentence is prepared once per row, not per output, and each
 vocabulary once per call.

@@ -345,17 +345,38 @@ join words w using (corpus, sent_idx)
 order by x.submission_id, w.sent_idx, w.pos"""
 
 SQL_EXAMPLE_OUTPUT_WORDS = """\
--- Each run's words (punctuation dropped, as DEA sees them) for its example sentences.
-select o.submission_id, o.sent_idx,
-       row_number() over (partition by o.submission_id, o.sent_idx order by o.word_idx) as pos,
-       o.form, o.lemma_lower,
-       row_number() over (partition by o.submission_id, o.sent_idx, o.lemma_lower order by o.word_idx) as occurrence
-from intermediate.int_output_words o
-semi join (
-    select distinct submission_id, sent_idx from error_examples where submission_id between $first and $last
-) x using (submission_id, sent_idx)
-where not o.is_punct and o.submission_id between $first and $last
-order by o.submission_id, o.sent_idx, pos"""
+-- Each run's words (punctuation dropped, as DEA sees them) for its example sentences. The words are
+-- int_output_words' (a view), read from its two tables for the example sentences only, with the
+-- view's lemma_lower and is_punct: DuckDB would join every word of the runs with its reference word
+-- before keeping the examples'. Each example sentence is numbered in the output's order, so that the
+-- windows and the sort take an integer, not the submission_id (docs/benchmarks.md, "Output words,
+-- session 36").
+with examples as (
+    select submission_id, corpus, sent_idx, row_number() over (order by submission_id, sent_idx) as example
+    from (
+        select distinct submission_id, corpus, sent_idx from error_examples where submission_id between $first and $last
+    )
+),
+words as (
+    select x.example, w.submission_id, w.sent_idx, w.word_idx, w.form,
+           lower(coalesce(r.lemma, lower(w.form))) as lemma_lower,
+           coalesce(r.is_punct, regexp_full_match(w.form, '\\p{P}+'), false) as is_punct
+    from examples x
+    join intermediate.int_output_words_aligned w using (submission_id, sent_idx)
+    left join intermediate.int_reference_words r
+        on r.corpus = x.corpus and r.sent_idx = w.sent_idx and r.word_id = w.word_id
+    union all
+    select x.example, p.submission_id, p.sent_idx, p.word_idx, p.form, p.lemma_lower, p.is_punct
+    from examples x
+    join intermediate.int_output_words_parsed p using (submission_id, sent_idx)
+)
+select submission_id, sent_idx,
+       row_number() over (partition by example order by word_idx) as pos,
+       form, lemma_lower,
+       row_number() over (partition by example, lemma_lower order by word_idx) as occurrence
+from words
+where not is_punct
+order by example, pos"""
 
 # The rows of a run's page and of its sentence pages: name -> (SQL, parameters). Each query also
 # takes $first and $last, the submission_ids of the runs it reads (a block of SQL_RUNS's rows).

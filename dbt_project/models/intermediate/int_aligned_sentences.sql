@@ -1,5 +1,5 @@
 -- What the 'aligned' processor (udfs/aligned.py) needs of each reference sentence: its text
--- and token lines (ids and forms, in file order); int_output_words groups them in blocks.
+-- and token lines (ids and forms, in file order); int_output_words_aligned groups them in blocks.
 select
     t.corpus,
     t.sent_idx,

@@ -10,7 +10,7 @@
 --     lacks it); fails when the word carries a value outside the allowed values.
 with words as (
     select w.*, t.language
-    from {{ ref('int_output_words') }} w
+    from {{ ref('int_output_words_parsed') }} w
     join {{ ref('stg_submissions') }} s using (submission_id)
     join {{ ref('int_corpora') }} t using (corpus)  -- reference-free corpora too (issue 17)
     where w.head is not null and {{ changed_submission('w.submission_id') }}

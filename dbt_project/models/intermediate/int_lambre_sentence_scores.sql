@@ -26,7 +26,7 @@ per_sentence as (
 
 parsed_runs as (
     select submission_id
-    from {{ ref('int_output_words') }}
+    from {{ ref('int_output_words_parsed') }}
     where {{ changed_submission() }}
     group by submission_id
     having bool_or(head is not null)

@@ -4,7 +4,7 @@
 -- parsed run, NULL for a run without a parse (as for the sentence score).
 with parsed_runs as (
     select submission_id
-    from {{ ref('int_output_words') }}
+    from {{ ref('int_output_words_parsed') }}
     where {{ changed_submission() }}
     group by submission_id
     having bool_or(head is not null)
