@@ -27,10 +27,11 @@ def main(args):
     from dbt.cli.main import dbtRunner
 
     if args == [ARGUMENTS_ON_STDIN]:
-        # dbt's adapter, srlens's UDFs (numpy, pyarrow) and scipy.stats, which every build's correlation
-        # models call (about a second): imported now, while the build copies, not once dbt runs
+        # dbt's adapter and srlens's UDFs (numpy, pyarrow): imported now, while the build copies, not
+        # once dbt runs. Not scipy.stats (about a quarter of these imports): the build waits for them
+        # (they outlast the copy), so it is imported by the first UDF that calls it, while dbt's other
+        # thread runs its SQL (docs/benchmarks.md, "Fixed costs of a build, session 36").
         import dbt.adapters.duckdb  # noqa: F401
-        import scipy.stats  # noqa: F401
 
         import srlens.udfs.plugin  # noqa: F401
 
