@@ -274,9 +274,10 @@ def compare_enumeration(treebank, tmp):
 
 NAIVE_SQL = """
 with counts as (
-    select m.submission_id, t.view, t.subtree, count(*) as c_f, count(*) filter (where m.is_fail) as c_f_fail
+    select m.submission_id, s.view, s.subtree, count(*) as c_f, count(*) filter (where m.is_fail) as c_f_fail
     from intermediate.int_mining_sentences m
     join intermediate.int_subtrees t on t.corpus = m.corpus and t.sent_idx = m.sent_idx
+    join intermediate.int_subtree_support s on s.corpus = t.corpus and s.form_id = t.form_id
     group by all
 )
 select * from counts where c_f >= 2

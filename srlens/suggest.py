@@ -93,9 +93,10 @@ with hits as (
     where corpus = $corpus and list_contains($relations, base_deprel)
     group by all
     union all
-    select sent_idx, 'subtree', subtree, occurrences
-    from intermediate.int_subtrees
-    where corpus = $corpus and view = $view and list_contains($subtrees, subtree)
+    select t.sent_idx, 'subtree', s.subtree, t.occurrences
+    from intermediate.int_subtree_support s
+    join intermediate.int_subtrees t using (corpus, form_id)
+    where s.corpus = $corpus and s.view = $view and list_contains($subtrees, s.subtree)
 )
 """
 

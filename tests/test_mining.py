@@ -193,6 +193,13 @@ FIGURE1_SUBTREES = {
 }
 
 
+# int_subtrees' rows with their names (int_subtree_support writes the view and string of each form_id).
+SUBTREES = (
+    "(select t.*, s.view, s.subtree from intermediate.int_subtrees t "
+    "join intermediate.int_subtree_support s using (corpus, form_id))"
+)
+
+
 def unpack_positions(packed):
     """int_subtrees' packed_positions as position lists: 21 bits a word, top word first, 0 = no third."""
     mask = (1 << 21) - 1
@@ -205,14 +212,14 @@ def test_figure1_subtrees_by_hand_in_all_four_views(hand):
         got = {
             r[0]
             for r in con.execute(
-                "select subtree from intermediate.int_subtrees where corpus = 'figure1' and view = ?", [view]
+                f"select subtree from {SUBTREES} where corpus = 'figure1' and view = ?", [view]
             ).fetchall()
         }
         assert got == expected, view
     # Repeated shapes are one row with every occurrence, top word first, in the string's order.
     rows = dict(
         con.execute(
-            "select subtree, packed_positions from intermediate.int_subtrees where corpus = 'figure1' and view = 'dep' "
+            f"select subtree, packed_positions from {SUBTREES} where corpus = 'figure1' and view = 'dep' "
             "and subtree in ('(nmod (case compound))', '(root (obj (nmod)))', '(root (nsubj obj))')"
         ).fetchall()
     )
@@ -229,14 +236,14 @@ def test_punctuation_is_no_word_and_subtypes_are_base_relations(hand):
     s1 = {
         r[0]
         for r in con.execute(
-            "select subtree from intermediate.int_subtrees where corpus = 'hand' and sent_idx = 1 and view = 'dep'"
+            f"select subtree from {SUBTREES} where corpus = 'hand' and sent_idx = 1 and view = 'dep'"
         ).fetchall()
     }
     assert s1 == {"(root (nsubj))", "(root (advmod))", "(root (advmod nsubj))"}  # no punct
     s10 = {
         r[0]
         for r in con.execute(
-            "select subtree from intermediate.int_subtrees where corpus = 'hand' and sent_idx = 10 and view = 'pos_dep'"
+            f"select subtree from {SUBTREES} where corpus = 'hand' and sent_idx = 10 and view = 'pos_dep'"
         ).fetchall()
     }
     assert s10 == {"(VERB~root (PRON~nsubj))", "(VERB~root (NOUN~obj))", "(VERB~root (NOUN~obj PRON~nsubj))"}
@@ -443,7 +450,7 @@ def test_enumeration_equals_reference_on_every_treebank(warehouse_con, reference
         for (view, subtree), occ in found.items()
     }
     rows = warehouse_con.execute(
-        "select corpus, sent_idx, view, subtree, occurrences, packed_positions from intermediate.int_subtrees"
+        f"select corpus, sent_idx, view, subtree, occurrences, packed_positions from {SUBTREES}"
     ).fetchall()
     got = {(c, i, v, s, n, str(unpack_positions(packed))) for c, i, v, s, n, packed in rows}
     assert len(expected) > 100_000  # en_ewt test and the demo, all four views

@@ -32,7 +32,8 @@ subtree_rows as (
             || case when p & 2097151 > 0 then [(p & 2097151)::integer] else [] end
         ) as positions
     from params p
-    join intermediate.int_subtrees t on t.view = p.view and t.subtree = p.subtree
+    join intermediate.int_subtree_support s on s.view = p.view and s.subtree = p.subtree
+    join intermediate.int_subtrees t on t.corpus = s.corpus and t.form_id = s.form_id
 ),
 
 examples as (

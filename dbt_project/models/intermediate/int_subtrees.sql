@@ -1,5 +1,6 @@
 -- SPEC section 8: the connected 2-3 word subtrees of every reference analysis tree, once per
--- treebank (every submission of the corpus reuses them). One row per sentence, view and subtree.
+-- treebank (every submission of the corpus reuses them). One row per sentence and subtree (form_id:
+-- int_subtree_support writes each form's view and subtree string).
 --
 -- Shapes: a word with one dependent `(h (a))`, a word with two of its dependents `(h (a b))`,
 -- and a word-dependent-grandchild chain `(h (a (g)))`. Each word is written with its own label,
@@ -18,8 +19,12 @@
 -- only error_examples (macro unpack_positions) and the recipe sql/examples/suspicious_subtree_examples.sql
 -- read them, for a few rows, and unpack those: unpacking and writing the lists of all 8 million rows
 -- here cost about a fifth of this model's CPU at campaign scale.
--- form_id numbers the (view, subtree) forms of all treebanks 1..k in view/subtree order, so that
--- later models join and count subtrees by an integer; it is internal to the build.
+-- form_id identifies the (view, subtree) form, so that later models join and count subtrees by an
+-- integer; it is internal to the build. It is the form's label triple packed in one BIGINT (shape
+-- << 60 | top << 40 | first dependent << 20 | second or grandchild, 0 = none; label numbers from
+-- macros/subtree_labels.sql), the smallest of the triples that write the same string: from it
+-- int_subtree_support writes the names, which this model does not (writing the two strings with
+-- 8 million rows cost about a quarter of its CPU at campaign scale).
 --
 -- How it is computed (fast at campaign scale): the enumeration joins and groups integers, with
 -- each label numbered in string order within its view (comparing numbers compares labels). The
@@ -50,21 +55,21 @@ labelled as (
             else error('int_subtrees: a sentence of 2,097,152 words or more in ' || w.corpus)
         end as pos,
         w.head_pos,
-        case v.view
-            when 'dep' then coalesce(w.base_deprel, '_')
-            when 'pos' then coalesce(w.upos, '_')
-            when 'pos_dep' then coalesce(w.upos, '_') || '~' || coalesce(w.base_deprel, '_')
-            when 'lemma' then coalesce(w.lemma_lower, '_')
-        end as label
+        {{ subtree_label('v.view', 'w') }} as label
     from {{ ref('int_analysis_words') }} w
     join corpora c using (corpus)
     cross join views v
 ),
 
--- The labels numbered in view, then string order.
 labels as (
-    select view, label, row_number() over (order by view, label)::integer as label_id
-    from (select distinct view, label from labelled)
+    select
+        view,
+        label,
+        case
+            when label_id < 1048576 then label_id
+            else error('int_subtrees: more than 1,048,575 labels (20 bits a label in form_id)')
+        end as label_id
+    from ({{ numbered_labels('labelled') }})
 ),
 
 words as (
@@ -124,8 +129,12 @@ forms as (
     left join labels y on y.label_id = t.b
 ),
 
+-- Two triples that write the same string are one form.
 numbered as (
-    select *, dense_rank() over (order by view, subtree)::integer as form_id
+    select
+        *,
+        min((shape::bigint << 60) | (top_label::bigint << 40) | (a::bigint << 20) | b)
+            over (partition by view, subtree) as form_id
     from forms
 ),
 
@@ -142,11 +151,8 @@ grouped as (
 select
     c.corpus,
     ((g.unit >> 3) & 4294967295)::integer as sent_idx,
-    f.view,
-    f.subtree,
     g.occurrences,
     g.packed as packed_positions,
     g.form_id
 from grouped g
 join corpora c on c.corpus_no = g.unit >> 35
-join (select distinct form_id, view, subtree from numbered) f using (form_id)
