@@ -83,9 +83,32 @@ def resolve(warehouse, create=False):
             f"the folder {path.parent} of the warehouse {warehouse} does not exist: "
             f"create it (mkdir -p {path.parent}) or name another --warehouse"
         )
+    refuse_reserved(path, warehouse)
     if not create:
         require_warehouse(warehouse)
     return path
+
+
+# DuckDB renames a catalog with one of these names (temp.duckdb -> temp_db) while dbt-duckdb keeps it:
+# such a warehouse could never be built.
+RESERVED_CATALOGS = ("main", "temp", "system")
+
+
+def refuse_reserved(path, warehouse):
+    """A warehouse must not be one of srlens's own files beside another warehouse (a build removes
+    those as a killed build's leftovers), nor have a name DuckDB reserves."""
+    own = path.parent.name.startswith(".") and path.parent.name.endswith(".dbt")
+    own = own or re.fullmatch(r"\..+\.(building|build\.pid)(\.wal|\.tmp)?", path.name)
+    if own:
+        raise WarehouseError(
+            f"{warehouse} is where srlens keeps a build's files for another warehouse (removed by its "
+            "builds): keep warehouses elsewhere"
+        )
+    if catalog_name(path) in RESERVED_CATALOGS:
+        raise WarehouseError(
+            f"{warehouse}: DuckDB reserves the name '{catalog_name(path)}' (the part of the file name before "
+            "the first dot): name the warehouse otherwise, e.g. srlens.duckdb"
+        )
 
 
 def beside(warehouse, part):

@@ -162,6 +162,7 @@ def build(
     with writer_lock(warehouse) as warehouse:
         files = BuildFiles(warehouse)
         files.clear_dead_build()
+        files.check_one_file_system()
         files.pid.write_text(f"{os.getpid()} {process_start_time(os.getpid())}\n")
         try:
             started_at, clock = utc_now(), time.monotonic()
@@ -238,6 +239,16 @@ class BuildFiles:
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 path.unlink(missing_ok=True)
+
+    def check_one_file_system(self):
+        """The finished copy replaces the warehouse by a rename, which cannot cross file systems (a work
+        folder linked elsewhere): refused before the build rather than after it."""
+        self.work_dir.mkdir(exist_ok=True)
+        if self.work_dir.stat().st_dev != self.folder.stat().st_dev:
+            raise BuildError(
+                f"the build's work folder {self.work_dir} is on another file system than the warehouse "
+                "(a link?): the built copy could not replace the warehouse; remove it (srlens makes it again)"
+            )
 
     def clear_dead_build(self):
         """Remove what a killed build left (the caller holds the writer lock, so that build is gone)."""

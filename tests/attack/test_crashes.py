@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -411,6 +412,38 @@ def test_writing_into_a_missing_folder_is_an_error_naming_it(tmp_path, command):
         "or name another --warehouse\n"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.txt"]
+
+
+@pytest.mark.parametrize(
+    "name", [".w.duckdb.dbt/w.duckdb", ".w.duckdb.dbt/x.duckdb", ".w.duckdb.building", "temp.duckdb", "main.db"]
+)
+def test_a_warehouse_among_another_ones_build_files_or_with_a_reserved_name_is_refused(tmp_path, name):
+    """A build of w.duckdb removes its old copies as a killed build's leftovers, and DuckDB renames the
+    catalogs main, temp and system (which dbt then cannot find): such a warehouse is refused at once."""
+    (tmp_path / ".w.duckdb.dbt").mkdir()
+    done = srlens("--warehouse", name, "load-treebank", FIGURE1, "--corpus", "figure1", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    reason = "DuckDB reserves the name" if "/" not in name and "building" not in name else "another warehouse"
+    assert done.stderr.startswith(f"srlens: error: {name}") and reason in done.stderr, done.stderr
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == [".w.duckdb.dbt"]
+
+
+def test_a_work_folder_on_another_file_system_is_refused_before_the_build(wh, tmp_path):
+    """The built copy replaces the warehouse by a rename, which cannot cross file systems: a work folder
+    linked to another one fails at once with the reason, not after the whole build."""
+    elsewhere = Path(tempfile.mkdtemp(dir="/dev/shm")) if Path("/dev/shm").is_dir() else None
+    if elsewhere is None or elsewhere.stat().st_dev == wh.parent.stat().st_dev:
+        pytest.skip("needs /dev/shm on another file system than the test folder")
+    try:
+        (wh.parent / ".e.duckdb.dbt").symlink_to(elsewhere)
+        before = table_snapshot(wh)
+        done = srlens("--warehouse", "e.duckdb", "build", "--processor", "aligned", cwd=wh.parent)
+        assert done.returncode == 2, done.stderr
+        assert "is on another file system than the warehouse" in done.stderr, done.stderr
+        assert table_snapshot(wh) == before
+        assert list(elsewhere.iterdir()) == []
+    finally:
+        shutil.rmtree(elsewhere)
 
 
 # --- 14.5: bounded memory on any output ---------------------------------------------------------

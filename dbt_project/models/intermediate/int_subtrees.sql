@@ -67,7 +67,11 @@ labels as (
         label,
         case
             when label_id < 1048576 then label_id
-            else error('int_subtrees: more than 1,048,575 labels (20 bits a label in form_id)')
+            else error(
+                'int_subtrees: the treebanks of this warehouse hold more than 1,048,575 distinct subtree '
+                || 'labels (lemmas, tags and relations of the four views; 20 bits a label in form_id): '
+                || 'build fewer treebanks in one warehouse'
+            )
         end as label_id
     from ({{ numbered_labels('labelled') }})
 ),
