@@ -20,8 +20,8 @@ and 1-3 s to load the pipeline, in each process. Two processes on 2 cores
 parsed 1,923 to 4,298 texts 1.0 to 1.4 times as fast as one (start-up
 included) when the load average was 1 to 3, and 0.6 to 0.8 times as fast when
 other sessions kept the cores busy (load 4 and more; Linux then gives one
-session about one core, whatever its number of processes). We never had two
-free cores for a whole run. Every other lever tried was
+session about one core, whatever its number of processes). On two free cores
+(load 0.4 to 1.4, 4,298 texts): 1.62 and 1.68 times. Every other lever tried was
 slower, with the same parses: text order (~0.7x), batches of 256 with stanza's
 own batch sizes raised (~0.75x; batches of 1,000: ~0.3x), two torch threads
 (0.1-0.15x on a busy machine; 1.3x on a quiet one, once), torch.inference_mode
