@@ -20,19 +20,17 @@ Writes the section "The floor of a build (issue 18, session 37)" of docs/benchma
 """
 
 import argparse
-import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime
 from pathlib import Path
 
 from benchmarks_doc import write_section
+from campaign_stages import dbt_node_times
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO_RUN = REPO / "demo" / "data" / "outputs" / "en_ewt_demo" / "swaps.sr.txt"
@@ -76,16 +74,10 @@ def dbt_alone(folder):
 
 def build_nodes(warehouse):
     """(nodes, summed node seconds, first start to last end) of the last build of `warehouse`."""
-    results = json.loads((warehouse.parent / f".{warehouse.name}.dbt" / "target" / "run_results.json").read_text())
-    spans, summed = [], 0.0
-    for r in results["results"]:
-        summed += r["execution_time"]
-        times = {t["name"]: t for t in r.get("timing", [])}
-        if "compile" in times and "execute" in times:
-            spans.append((times["compile"]["started_at"], times["execute"]["completed_at"]))
-    first = min(datetime.fromisoformat(s.rstrip("Z")) for s, _ in spans)
-    last = max(datetime.fromisoformat(e.rstrip("Z")) for _, e in spans)
-    return len(results["results"]), summed, (last - first).total_seconds()
+    nodes = dbt_node_times(warehouse)
+    starts = [n["start"] for n in nodes if n["start"] is not None]
+    ends = [n["end"] for n in nodes if n["end"] is not None]
+    return len(nodes), sum(n["seconds"] for n in nodes), max(ends) - min(starts)
 
 
 def srlens_demo(folder):
@@ -125,7 +117,6 @@ def main():
             (tmp / "dbt").mkdir()
             (tmp / "srlens").mkdir()
             rounds.append({**dbt_alone(tmp / "dbt"), **srlens_demo(tmp / "srlens")})
-            shutil.rmtree(tmp / "srlens", ignore_errors=True)
         load.append(os.getloadavg()[0])
         print(f"round {k + 1} of {args.rounds} done (1-minute load {load[-1]:.1f})", file=sys.stderr)
     rows = median_rows(rounds)

@@ -20,17 +20,16 @@ docs/benchmarks.md by hand, beside the campaign bench's.
 """
 
 import argparse
-import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from campaign_stages import dbt_node_times
+from dbt_floor import timed
+
 SELECT = "+submission_scores +corpus_stats +relation_entropy"
 
 # Runs in a fresh process, as `srlens build --full-refresh` does, with the selection added to dbt's args.
@@ -49,16 +48,9 @@ def one_build(source, folder):
     """(wall s, CPU s, dbt nodes, summed node s) of the selected build on a fresh copy of `source`."""
     warehouse = folder / "wh.duckdb"
     shutil.copyfile(source, warehouse)
-    before = os.times()
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", DRIVER, str(warehouse), SELECT], capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    after = os.times()
-    if done.returncode != 0:
-        sys.exit(f"the selected build failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    results = json.loads((folder / ".wh.duckdb.dbt" / "target" / "run_results.json").read_text())["results"]
-    return wall, cpu, len(results), sum(r["execution_time"] for r in results)
+    wall, cpu = timed([sys.executable, "-c", DRIVER, str(warehouse), SELECT])
+    nodes = dbt_node_times(warehouse)
+    return wall, cpu, len(nodes), sum(n["seconds"] for n in nodes)
 
 
 def main():
