@@ -1,10 +1,10 @@
 """Profile one dbt model's SQL on a built warehouse: wall time, peak memory and the slowest operators.
 
-    python bench/profile_model.py WAREHOUSE intermediate/int_dea_edges.sql [--before OLD.sql]
+    python bench/profile_model.py WAREHOUSE intermediate/scoring/int_dea_edges.sql [--before OLD.sql]
 
 The model is run as a full build would run it (every submission), on a read-only attachment of
 the warehouse, with DuckDB's JSON profiler. --before runs another version of the model (e.g.
-`git show HEAD~1:dbt_project/models/intermediate/int_dea_edges.sql > old.sql`) on the same data,
+`git show HEAD~1:dbt_project/models/intermediate/scoring/int_dea_edges.sql > old.sql`) on the same data,
 checks that both give the same rows and prints both profiles: the before/after record of a fix.
 Plain-SQL models only (no Python UDFs are registered here).
 """
@@ -82,7 +82,7 @@ def profile(con, name, sql, memory_limit):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("warehouse")
-    p.add_argument("model", help="path under dbt_project/models, e.g. intermediate/int_dea_edges.sql")
+    p.add_argument("model", help="path under dbt_project/models, e.g. intermediate/scoring/int_dea_edges.sql")
     p.add_argument("--before", help="another version of the model's SQL to compare with")
     p.add_argument("--memory-limit", default="6GB", help="DuckDB memory_limit, as srlens build sets it")
     p.add_argument("--doc", action="store_true", help="also write the output to docs/benchmarks.md")

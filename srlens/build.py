@@ -177,8 +177,11 @@ def build(
                 all_vars["signature"] = signature(all_vars)
                 base, last_base = base_state(files.building, all_vars, project_dir)
                 full = full_refresh or base != last_base
-                # --no-write-json: no manifest.json (srlens.dbt_main still writes run_results.json)
+                # --no-write-json: no manifest.json (srlens.dbt_main still writes run_results.json).
+                # The dbt unit tests (SPEC's worked examples on given rows) check the code, not the
+                # data: tests/test_dbt_unit_tests.py runs them; a build does not spend time on them.
                 args = ["build", "--vars", json.dumps(all_vars), "--no-write-json"]
+                args += ["--exclude-resource-type", "unit_test"]
                 # dbt_project/selectors.yml: the models that depend on run data, and their tests
                 args += ["--full-refresh"] if full else ["--selector", "incremental_build"]
                 if echo:

@@ -5,7 +5,7 @@ of 2 or 3 words of the analysis tree, found by brute force over word sets; its c
 is built recursively with the children of every word sorted, so the shapes (one dependent, two
 dependents, chain) are never special-cased.
 
-Conventions shared with the warehouse (docs: dbt_project/models/intermediate/int_subtrees.sql):
+Conventions shared with the warehouse (docs: dbt_project/models/intermediate/mining/int_subtrees.sql):
 * every word carries its own label, the top word included (its relation, `root` for the root);
 * labels: dep = base deprel, pos = UPOS, pos_dep = UPOS~base deprel, lemma = lower-cased lemma;
   a missing value is written `_`;

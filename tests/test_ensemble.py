@@ -309,7 +309,8 @@ def test_demo_ensemble_beats_every_single_run_below_the_oracle(demo):
 
 def test_every_column_is_documented_with_its_type(demo):
     documented = {}
-    for model in yaml.safe_load((DBT_PROJECT_DIR / "models" / "marts" / "_ensemble.yml").read_text())["models"]:
+    marts_yml = DBT_PROJECT_DIR / "models" / "marts" / "_ensembles__models.yml"
+    for model in yaml.safe_load(marts_yml.read_text())["models"]:
         documented[model["name"]] = {c["name"]: c for c in model["columns"] if "data_type" in c}
         assert all(c.get("description") for c in model["columns"]), model["name"]
     for table, columns in documented.items():
