@@ -107,6 +107,7 @@ def main() -> None:
 
     con = duckdb.connect()
     bleu.register(con)
+    bleu.register_references(con)
     pairs_tbl = pa.table(  # noqa: F841 (DuckDB reads it by name in the SQL below)
         {
             "id": pa.array(range(n), type=pa.int64()),

@@ -28,7 +28,7 @@ from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
 from srlens.build import build
 from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.load import load_outputs, load_treebank
-from srlens.udfs import register_all
+from srlens.udfs import register_all, register_references
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchmarks_doc import BENCHMARKS_MD, write_section  # noqa: E402
@@ -106,6 +106,7 @@ def main():
 
         con = duckdb.connect(str(warehouse), read_only=True)
         register_all(con)
+        register_references(con)
         udf_seconds = {}
         for name, call in (
             ("bleu", "srlens_sentence_bleu(out_lemmas, ref_lemmas)"),

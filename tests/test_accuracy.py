@@ -25,6 +25,7 @@ from srlens.udfs.accuracy import (
     batch_edit_counts,
     edit_counts,
     register,
+    register_references,
     sentence_accuracies,
     srlens_accuracy_counts_arrow,
 )
@@ -538,6 +539,7 @@ def test_random_pairs_against_naive_implementations():
 def con():
     c = duckdb.connect(":memory:")
     register(c)
+    register_references(c)
     yield c
     c.close()
 

@@ -120,6 +120,7 @@ def expected(pairs):
 def con():
     c = duckdb.connect()
     bleu.register(c)
+    bleu.register_references(c)
     yield c
     c.close()
 

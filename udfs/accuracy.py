@@ -740,8 +740,8 @@ def srlens_accuracies_arrow(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:
 
 
 def register(con: duckdb.DuckDBPyConnection) -> None:
-    """Register ``srlens_accuracies(VARCHAR[], INTEGER[], VARCHAR[]) -> STRUCT`` and
-    ``srlens_accuracy_counts(VARCHAR[], INTEGER[], VARCHAR[]) -> STRUCT(COUNT_FIELDS)`` on ``con``."""
+    """Register ``srlens_accuracy_counts(VARCHAR[], INTEGER[], VARCHAR[]) -> STRUCT(COUNT_FIELDS)``,
+    what int_sentence_accuracies calls, on ``con``."""
     con.create_function(
         "srlens_accuracy_counts",
         srlens_accuracy_counts_arrow,
@@ -751,6 +751,11 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
         null_handling="special",
         side_effects=False,
     )
+
+
+def register_references(con: duckdb.DuckDBPyConnection) -> None:
+    """Register ``srlens_accuracies(VARCHAR[], INTEGER[], VARCHAR[]) -> STRUCT``, the plain-Python
+    definition as SQL, on ``con``: no model calls it, tests and benchmarks compare with it."""
     con.create_function(
         "srlens_accuracies",
         srlens_accuracies_arrow,

@@ -207,18 +207,32 @@ def bleu_from_stat_arrays(h, r, m1, m2, m3, m4, t1, t2, t3, t4) -> np.ndarray:
 
 
 def register(con: duckdb.DuckDBPyConnection) -> None:
-    """Register the srlens BLEU UDFs on ``con``.
+    """Register ``srlens_bleu_from_stats(hyp_len, ref_len, m1..m4, t1..t4) -> DOUBLE``, the BLEU
+    the models compute from their SQL n-gram statistics, on ``con``.
+
+    Its parameters are declared HUGEINT, not BIGINT, because DuckDB's ``sum(BIGINT)`` returns
+    HUGEINT and HUGEINT does not implicitly cast to BIGINT; BIGINT arguments widen implicitly, so
+    both per-row and ``sum()``-ed statistics bind without casts. NULL when any argument is NULL.
+    """
+    con.create_function(
+        "srlens_bleu_from_stats",
+        _udf_bleu_from_stats,
+        ["HUGEINT"] * len(STATS_FIELDS),
+        "DOUBLE",
+        type="arrow",
+        null_handling="special",
+    )
+
+
+def register_references(con: duckdb.DuckDBPyConnection) -> None:
+    """Register the per-pair functions no model calls, which tests and benchmarks compare the
+    warehouse's SQL statistics with:
 
     * ``srlens_sentence_bleu(hyp VARCHAR[], ref VARCHAR[]) -> DOUBLE``
     * ``srlens_bleu_stats(hyp VARCHAR[], ref VARCHAR[]) -> STRUCT(hyp_len,
       ref_len, m1..m4, t1..t4 BIGINT)``
-    * ``srlens_bleu_from_stats(hyp_len, ref_len, m1..m4, t1..t4) -> DOUBLE``.
-      Its parameters are declared HUGEINT, not BIGINT, because DuckDB's
-      ``sum(BIGINT)`` returns HUGEINT and HUGEINT does not implicitly cast to
-      BIGINT; BIGINT arguments widen implicitly, so both per-row and
-      ``sum()``-ed statistics bind without casts.
 
-    All return NULL when any argument is NULL. Deterministic (no side effects).
+    Both return NULL when any argument is NULL.
     """
     con.create_function(
         "srlens_sentence_bleu",
@@ -233,14 +247,6 @@ def register(con: duckdb.DuckDBPyConnection) -> None:
         _udf_bleu_stats,
         ["VARCHAR[]", "VARCHAR[]"],
         STATS_SQL_TYPE,
-        type="arrow",
-        null_handling="special",
-    )
-    con.create_function(
-        "srlens_bleu_from_stats",
-        _udf_bleu_from_stats,
-        ["HUGEINT"] * len(STATS_FIELDS),
-        "DOUBLE",
         type="arrow",
         null_handling="special",
     )
