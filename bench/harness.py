@@ -97,8 +97,10 @@ def dbt_nodes(warehouse):
         kind, name = r["unique_id"].split(".")[0], r["unique_id"].split(".")[-1]
         if kind == "test":
             name, group = r["unique_id"].split(".")[2], "tests"
-        else:
+        elif kind == "model":
             group = {"stg": "staging", "int": "intermediate"}.get(name.split("_")[0], "marts")
+        else:
+            group = kind  # an exposure, a seed
         spans = [(t["started_at"], t["completed_at"]) for t in r.get("timing", []) if t.get("started_at")]
         stamps = [datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp() for span in spans for s in span if s]
         start, end = (min(stamps), max(stamps)) if stamps else (None, None)
@@ -234,6 +236,11 @@ def provenance(command, rounds, commits, before, after):
     )
 
 
+def number(value):
+    """A count as a whole number, seconds with two decimals."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
 def details_table(step, per_side, most=12):
     """The details of one step (e.g. dbt node seconds): the largest `most`, one column per side."""
     sides = list(per_side)
@@ -242,7 +249,7 @@ def details_table(step, per_side, most=12):
     lines = [f"| {step} | " + " | ".join(sides) + " |"]
     lines.append("|---|" + "---:|" * len(sides))
     for name in names:
-        cells = " | ".join(f"{per_side[s][step]['details'].get(name, 0.0):.2f}" for s in sides)
+        cells = " | ".join(number(per_side[s][step]["details"].get(name, 0.0)) for s in sides)
         lines.append(f"| `{name}` | {cells} |")
     return "\n".join(lines)
 
@@ -317,6 +324,7 @@ def run(args):
     for k in range(args.rounds):
         log(f"{args.name}: round {k + 1} of {args.rounds} (load average {os.getloadavg()[0]:.1f})")
         rounds.append(run_round(module, REPO, data, args.scale, WORK / args.name / "round"))
+    shutil.rmtree(WORK / args.name / "round")  # a campaign's warehouses take gigabytes
     command = f"python -m bench.harness run {args.name} --rounds {args.rounds}"
     command += f" --scale {args.scale:g}" if args.scale != 1 else ""
     body = render_run(module, rounds, command, commit_of(REPO), before, machine())
@@ -347,6 +355,7 @@ def compare(args):
                 log(f"{args.name} at {rev}: round {k + 1} of {args.rounds}")
                 rounds[rev].append(run_round(module, tree, data, args.scale, WORK / args.name / "round"))
     finally:
+        shutil.rmtree(WORK / args.name / "round", ignore_errors=True)
         for tree in sides.values():
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO)
         shutil.rmtree(trees, ignore_errors=True)
