@@ -135,21 +135,40 @@ def log(message):
     print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
+# The measured command's parent: a small interpreter (no site) that forks, execs the command and
+# reports os.wait4's figures. On Linux a process's peak RSS starts from its parent's at fork and exec,
+# so forking from the harness, which may hold a benchmark's data, would count the harness's memory.
+LAUNCHER = """
+import json, os, sys, time
+started = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+wall = time.perf_counter() - started
+with open(sys.argv[1], "w") as out:
+    json.dump({"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}, out)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def timed(argv, cwd, env, log_path):
     """(wall s, CPU s of the process tree, peak RSS MB of its largest process) of one command in a new process.
 
-    os.wait4 returns the rusage of the child and of every descendant it waited for, so dbt's and the
+    os.wait4 gives the rusage of the command and of every descendant it waited for, so dbt's and the
     workers' CPU count too; ru_maxrss is in KB on Linux."""
+    figures = Path(log_path).with_name("step.json")
+    figures.unlink(missing_ok=True)
+    launcher = [sys.executable, "-S", "-c", LAUNCHER, figures, *argv]
     with open(log_path, "ab") as out:
-        started = time.perf_counter()
-        proc = subprocess.Popen([str(a) for a in argv], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
+        done = subprocess.run([str(a) for a in launcher], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    if done.returncode != 0 or not figures.exists():
         tail = Path(log_path).read_text(errors="replace")[-3000:]
-        raise SystemExit(f"failed ({proc.returncode}): {' '.join(map(str, argv))}\n{tail}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}
+        raise SystemExit(f"failed ({done.returncode}): {' '.join(map(str, argv))}\n{tail}")
+    return json.loads(figures.read_text())
 
 
 def machine():

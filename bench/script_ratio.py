@@ -199,7 +199,11 @@ def prepare(data, scale):
 
 def check(ctx):
     """Sentences whose DEA or sentence BLEU differ between the script and the warehouse (1e-9)."""
-    scores = json.loads((ctx.work / "scores.json").read_text())
+    scores = {}
+    for key, value in json.loads((ctx.work / "scores.json").read_text()).items():
+        if "\t" in key:  # a sentence's scores, keyed by its run's file and its sent_id
+            run, sent_id = key.split("\t")
+            scores[(Path(run).resolve(), sent_id)] = value
     con = duckdb.connect(str(ctx.work / "srlens.duckdb"), read_only=True)
     rows = con.execute(
         """select s.source_file, c.sent_id, c.bleu, c.dea from sentence_scores c
@@ -208,7 +212,7 @@ def check(ctx):
     con.close()
     differ = 0
     for source, sent_id, bleu, dea in rows:
-        script_bleu, script_dea, _ = scores[f"{Path(source).resolve()}\t{sent_id}"]
+        script_bleu, script_dea, _ = scores[(Path(source).resolve(), sent_id)]
         same_dea = (dea is None) == (script_dea is None) and (dea is None or abs(dea - script_dea) <= 1e-9)
         differ += not (abs(bleu - script_bleu) <= 1e-9 and same_dea)
     return {"output sentences compared": float(len(rows)), "of which DEA or BLEU differ": float(differ)}
