@@ -371,5 +371,5 @@ def load_steps(ctx, work, manifest, warehouse=None, label=""):
     for name in sorted({run["campaign"] for run in manifest["runs"]}):
         count = sum(r["campaign"] == name for r in manifest["runs"])
         argv = ctx.srlens("load-campaign", work / f"{name}.csv", "--campaign", name, warehouse=warehouse)
-        steps.append(Step(f"{label}load: {count} runs of {name}", argv))
+        steps.append(Step(f"{label}load: {count} run{'s' if count != 1 else ''} of {name}", argv))
     return steps
