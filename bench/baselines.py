@@ -4,15 +4,14 @@ Loads en_ewt train (corpus en_ewt_train) and test (en_ewt_test) into a fresh war
 the Hall and Nemec (2007) model and its three ablations (srlens/baseline/), realizes the test
 trees with each of them and with the random-order baseline, builds the marts with the
 'aligned' processor, and reports reordering accuracy (SPEC 7), DEA and corpus BLEU per run,
-with train and generate times. The timing table also goes to docs/benchmarks.md.
+with train and generate times.
 
-    python bench/baselines.py [--ud-dir ../shared/ud/en_ewt] [--warehouse DIR] [--out docs/baselines.md]
+    python -m bench.baselines [--ud-dir ../shared/ud/en_ewt] [--warehouse DIR] [--out docs/baselines.md]
 """
 
 import argparse
 import os
 import platform
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,9 +21,6 @@ import duckdb
 from srlens import baseline
 from srlens.build import build
 from srlens.loaders.load import load_treebank
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchmarks_doc import write_section  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TRAIN, TEST = "en_ewt_train", "en_ewt_test"
@@ -99,7 +95,6 @@ def run(ud_dir, work_dir, out):
     sizes = {"test": test_size, "train": train_sentences, "nonprojective": nonprojective}
     text = render(scores, model_rows, counts, heads, sizes, times)
     Path(out).write_text(text)
-    write_section("Baselines", timing_table(times, sizes))
     print(text)
 
 
@@ -156,7 +151,7 @@ project's copy is in `papers/`) on UD trees, plus a random-order baseline.
 A realizer gets each reference tree without its word order (every word's
 lemma or form, UPOS, relation and head) and must put the words in order. The
 runs are ordinary submissions (team `baseline`), so every mart covers them.
-This page is written by `bench/baselines.py`; rerun it to refresh the figures.
+This page is written by `bench/baselines.py` (`python -m bench.baselines`); rerun it to refresh the figures.
 
 ## Results: en_ewt train -> en_ewt test
 

@@ -1,9 +1,11 @@
-"""The campaign benchmark's data (bench/campaign.py): a shared-task campaign generated from UD treebanks.
+"""The campaign benchmarks' data: a shared-task campaign generated from UD treebanks.
 
 Reference corpora are slices and seeded samples of the shared folder's treebanks
 ($SRLENS_SHARED_DIR, default ../shared), each written as its own .conllu; system runs are
 plain-text outputs made by deterministic perturbations of the reference words. `generate`
-writes them with a manifest.json and reuses a folder whose parameters match.
+writes them with a manifest.json and reuses a folder whose parameters match; `campaign` writes the
+campaign of the documented figures (SR'18 + SR'19-sized: 30 corpora of 2,000 sentences, 170 runs)
+at a scale, with one CSV manifest per campaign for `srlens load-campaign`.
 """
 
 from __future__ import annotations
@@ -337,3 +339,37 @@ def generate(work, runs, sentences, n_corpora, seed=8, double_length=False, mixe
         f"({manifest['generate_seconds']:.1f} s)"
     )
     return manifest
+
+
+def sizes(scale):
+    """(runs, sentences per corpus, corpora) of the campaign at `scale` (1 = 170 runs of 2,000 sentences)."""
+    runs = max(2, round(170 * scale))
+    return runs, max(20, round(2000 * scale)), min(runs, max(4, round(30 * scale)))
+
+
+def campaign(work, scale, runs_factor=1):
+    """Generate (or reuse) the campaign at `scale`, with `runs_factor` times its runs over the same corpora,
+    and write a CSV manifest per campaign beside it (work/CAMPAIGN.csv)."""
+    runs, sentences, corpora = sizes(scale)
+    manifest = generate(work, runs * runs_factor, sentences, corpora)
+    for name in sorted({run["campaign"] for run in manifest["runs"]}):
+        rows = [r for r in manifest["runs"] if r["campaign"] == name]
+        lines = [f"{work / r['path']},{r['corpus']},{r['team']},{r['run']},text\n" for r in rows]
+        (work / f"{name}.csv").write_text("file,corpus,team,run,format\n" + "".join(lines))
+    return manifest
+
+
+def load_steps(ctx, work, manifest, warehouse=None, label=""):
+    """The campaign's load as its organizers run it: every treebank in one `srlens load-treebank` (one
+    transaction), then one `srlens load-campaign` per campaign."""
+    from bench.harness import Step
+
+    treebanks = [work / c["path"] for c in manifest["corpora"]]
+    steps = [
+        Step(f"{label}load: {len(treebanks)} treebanks", ctx.srlens("load-treebank", *treebanks, warehouse=warehouse))
+    ]
+    for name in sorted({run["campaign"] for run in manifest["runs"]}):
+        count = sum(r["campaign"] == name for r in manifest["runs"])
+        argv = ctx.srlens("load-campaign", work / f"{name}.csv", "--campaign", name, warehouse=warehouse)
+        steps.append(Step(f"{label}load: {count} run{'s' if count != 1 else ''} of {name}", argv))
+    return steps

@@ -1,86 +1,162 @@
-"""The warehouse against the per-sentence script a researcher writes (issue 18's second ratio).
+'''The 40-run script ratio: the per-sentence script a researcher writes against srlens on the same data.
 
-Data: UD en_ewt test (2,077 sentences) and N runs (default 40) made of its word forms, joined by
-spaces, with a few adjacent words swapped per sentence (bench/cli_speed.py's `perturbed`, one seed
-per run): tokenized text, so that the script's whitespace tokens are the warehouse's words.
+Data: UD en_ewt test (2,077 sentences) and 40 runs of its word forms joined by spaces, a few adjacent
+words swapped per sentence (one seed per run): tokenized text, so that the script's whitespace tokens
+are the warehouse's words. `--scale` multiplies the runs (at least 2).
 
-* **Script**: what issue 18 timed, in one fresh Python process: read the treebank with `conllu`;
-  per reference sentence the SPEC 1 tree metrics (tests/reference_metrics.py); per output sentence
-  the model-free words and DEA (tests/reference_scores.py), nltk's sentence BLEU (method 2) and the
-  simple string accuracy from nltk's `edit_distance`; per run nltk's corpus BLEU.
-* **Warehouse**: `srlens load-treebank`, one `srlens load-campaign` of a CSV manifest, and
-  `srlens build --processor aligned`, each a fresh process, as a user runs them.
+* script: in one fresh process, read the treebank with `conllu`; per reference sentence the SPEC 1 tree
+  metrics; per output sentence the model-free words and DEA (SPEC 3), nltk's sentence BLEU (method 2)
+  and the simple string accuracy from nltk's `edit_distance`; per run nltk's corpus BLEU.
+* srlens: `load-treebank`, one `load-campaign` of a CSV manifest, `build --processor aligned`, as a
+  user runs them. The warehouse computes all of SPEC (mining, rules, significance, data tests...).
 
-Both are timed in one session, one after the other; wall and CPU seconds (user + system of the
-processes). The script's DEA and sentence BLEU are compared with the warehouse's for every sentence.
+After the build, the script's DEA and sentence BLEU are compared with the warehouse's, sentence by sentence.
+'''
 
-    .venv/bin/python bench/script_ratio.py [--runs 40] [--no-doc]
-"""
-
-import argparse
-import os
-import platform
-import resource
-import subprocess
-import sys
-import tempfile
-import time
+import json
+import random
 from pathlib import Path
 
 import duckdb
-from benchmarks_doc import write_section
-from cli_speed import EN_EWT_TEST, perturbed
 
-REPO = Path(__file__).resolve().parents[1]
+from bench.harness import SHARED, Step
 
-# The script, as a researcher writes it (run in its own process: its imports count, as srlens's do).
-SCRIPT = r'''
-import json, sys
+EN_EWT_TEST = SHARED / "ud" / "en_ewt" / "en_ewt-ud-test.conllu"
+RUNS = 40
+
+# The script, as a researcher writes it: self-contained, run in its own process (its imports count, as
+# srlens's do). Tree metrics as SPEC 1 defines them (punctuation removed, words renumbered); DEA on the
+# 'aligned' lemmas (the k-th occurrence of a form is the k-th reference word with that form).
+SCRIPT = r"""
+import json, sys, unicodedata
+from collections import Counter, defaultdict
 import conllu
+import networkx as nx
 from nltk.metrics.distance import edit_distance
 from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu, sentence_bleu
-from tests.reference_metrics import analysis_tree_from_tokenlist, sentence_metrics
-from tests.reference_scores import aligned_lemmas, dea
+
+
+def analysis_tree(tokens):
+    words = [t for t in tokens if isinstance(t["id"], int)]
+    by_id = {t["id"]: t for t in words}
+    kept = [t["id"] for t in words if t["deprel"] != "punct"]
+    position = {old: new for new, old in enumerate(kept, start=1)}
+    heads = []
+    for old in kept:
+        head = by_id[old]["head"]
+        while head != 0 and head not in position:
+            head = by_id[head]["head"]
+        heads.append(position.get(head, 0))
+    return [by_id[i]["lemma"].lower() for i in kept], heads, [by_id[i]["deprel"] for i in kept]
+
+
+def tree_metrics(heads):
+    n = len(heads)
+    if n == 0:
+        return None
+    edges = [(h, d) for d, h in enumerate(heads, start=1) if h]
+    def depth(w):
+        k = 0
+        while heads[w - 1]:
+            w, k = heads[w - 1], k + 1
+        return k
+    def ancestor(a, w):
+        w = heads[w - 1]
+        while w:
+            if w == a:
+                return True
+            w = heads[w - 1]
+        return False
+    fluxes = [[(min(h, d), max(h, d)) for h, d in edges if min(h, d) <= p < max(h, d)] for p in range(1, n)]
+    def weight(flux):
+        if not flux:
+            return 0
+        graph = nx.Graph()
+        graph.add_edges_from(flux)
+        return len(nx.max_weight_matching(graph, maxcardinality=True))
+    roots = [d for d, h in enumerate(heads, start=1) if not h]
+    projective = all(
+        ancestor(h, b) for h, d in edges for b in range(min(h, d) + 1, max(h, d))
+    ) and not any(min(h, d) < r < max(h, d) for h, d in edges for r in roots)
+    return {
+        "depth": max(depth(w) for w in range(1, n + 1)),
+        "length": n,
+        "mdd": sum(abs(d - h) for h, d in edges) / len(edges) if edges else 0.0,
+        "mfs": sum(map(len, fluxes)) / len(fluxes) if fluxes else 0.0,
+        "mfw": sum(map(weight, fluxes)) / len(fluxes) if fluxes else 0.0,
+        "arity": len(edges) / n,
+        "projective": projective,
+    }
+
+
+def aligned_lemmas(text, forms, lemmas, punct):
+    chunks = text.split()
+    spaced = {tuple(f.lower().split()) for f in forms if len(f.split()) > 1}
+    tokens, i = [], 0
+    while i < len(chunks):
+        k = next((len(p) for p in spaced if tuple(c.lower() for c in chunks[i : i + len(p)]) == p), 1)
+        tokens.append(" ".join(chunks[i : i + k]))
+        i += k
+    positions = defaultdict(list)
+    for i, form in enumerate(forms):
+        positions[form.lower()].append(i)
+    seen, out = Counter(), []
+    for token in tokens:
+        key = token.lower()
+        k = seen[key]
+        seen[key] += 1
+        if k < len(positions[key]):
+            if not punct[positions[key][k]]:
+                out.append(lemmas[positions[key][k]].lower())
+        elif not all(unicodedata.category(c).startswith("P") for c in token):
+            out.append(key)
+    return out
+
+
+def dea(ref, heads, hyp):
+    triples = [(ref[h - 1], ref[d - 1], d - h) for d, h in enumerate(heads, start=1) if h]
+    found = Counter()
+    for i, lemma in enumerate(hyp):
+        for head, dep, k in set(triples):
+            if lemma == head and 0 <= i + k < len(hyp) and hyp[i + k] == dep:
+                found[(head, dep, k)] += 1
+    used, matched = Counter(), 0
+    for triple in triples:
+        hit = used[triple] < found[triple]
+        used[triple] += hit
+        matched += hit
+    return matched / len(triples) if triples else None
+
 
 treebank, runs, out = sys.argv[1], sys.argv[2:-1], sys.argv[-1]
 smooth = SmoothingFunction().method2
 refs = []
 with open(treebank, encoding="utf-8") as handle:
-    for index, tokens in enumerate(conllu.parse_incr(handle), start=1):
-        tree = analysis_tree_from_tokenlist(tokens, index)
+    for tokens in conllu.parse_incr(handle):
+        lemmas, heads, _ = analysis_tree(tokens)
         words = [t for t in tokens if isinstance(t["id"], int)]
-        refs.append((tree, sentence_metrics(tree), [t["form"] for t in words], [t["lemma"] for t in words],
-                     [t["deprel"].split(":")[0] == "punct" for t in words]))
+        refs.append((tokens.metadata["sent_id"], lemmas, heads, tree_metrics(heads), [t["form"] for t in words],
+                     [t["lemma"] for t in words], [t["deprel"].split(":")[0] == "punct" for t in words]))
 scores = {}
 for run in runs:
     texts = open(run, encoding="utf-8").read().splitlines()
     hyps, lemma_refs = [], []
-    for (tree, _metrics, forms, lemmas, punct), text in zip(refs, texts):
-        ref = [lemma.lower() for lemma in tree.lemmas]
+    for (sent_id, ref, heads, _metrics, forms, lemmas, punct), text in zip(refs, texts):
         hyp = aligned_lemmas(text, forms, lemmas, punct)
-        matched, edges, _ = dea(ref, tree.heads, tree.deprels, hyp)
-        scores[f"{run}\t{tree.sent_id}"] = (
+        scores[f"{run}\t{sent_id}"] = (
             sentence_bleu([ref], hyp, smoothing_function=smooth),
-            matched / edges if edges else None,
+            dea(ref, heads, hyp),
             1 - edit_distance(ref, hyp) / len(ref),
         )
         hyps.append(hyp)
         lemma_refs.append([ref])
     scores[run] = corpus_bleu(lemma_refs, hyps, smoothing_function=smooth)
 json.dump(scores, open(out, "w"))
-'''
+"""
 
 
-def timed(command, env):
-    """(wall seconds, CPU seconds) of one command in a fresh process; stops the bench if it fails."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode:
-        raise SystemExit(f"failed: {' '.join(map(str, command))}\n{done.stderr.strip()}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def runs_of(scale):
+    return max(2, round(RUNS * scale))
 
 
 def word_form_texts():
@@ -96,21 +172,39 @@ def word_form_texts():
     return texts
 
 
-def make_runs(work, runs):
+def perturbed(texts, seed):
+    """A plausible run: each sentence's words, with a few adjacent swaps (a different run per seed)."""
+    rng = random.Random(seed)
+    out = []
+    for text in texts:
+        words = text.split()
+        for _ in range(len(words) // 8):
+            i = rng.randrange(len(words) - 1)
+            words[i], words[i + 1] = words[i + 1], words[i]
+        out.append(" ".join(words))
+    return "".join(t + "\n" for t in out)
+
+
+def prepare(data, scale):
     texts = word_form_texts()
     lines = ["file,corpus,team,run,format"]
-    for seed in range(runs):
-        path = work / "runs" / f"team{seed % 10}" / f"run{seed // 10}.txt"
+    for seed in range(runs_of(scale)):
+        path = data / "runs" / f"team{seed % 10}" / f"run{seed // 10}.txt"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(perturbed(texts, seed), encoding="utf-8")
-        lines.append(f"{path.relative_to(work)},en_ewt_test,team{seed % 10},run{seed // 10},text")
-    (work / "manifest.csv").write_text("\n".join(lines) + "\n")
-    return len(texts), [work / line.split(",")[0] for line in lines[1:]]
+        lines.append(f"{path},en_ewt_test,team{seed % 10},run{seed // 10},text")
+    (data / "manifest.csv").write_text("\n".join(lines) + "\n")
+    (data / "script.py").write_text(SCRIPT)
 
 
-def check_equal(warehouse, scores, work):
+def check(ctx):
     """Sentences whose DEA or sentence BLEU differ between the script and the warehouse (1e-9)."""
-    con = duckdb.connect(str(warehouse), read_only=True)
+    scores = {}
+    for key, value in json.loads((ctx.work / "scores.json").read_text()).items():
+        if "\t" in key:  # a sentence's scores, keyed by its run's file and its sent_id
+            run, sent_id = key.split("\t")
+            scores[(Path(run).resolve(), sent_id)] = value
+    con = duckdb.connect(str(ctx.work / "srlens.duckdb"), read_only=True)
     rows = con.execute(
         """select s.source_file, c.sent_id, c.bleu, c.dea from sentence_scores c
            join raw.submissions s on s.submission_id = c.submission_id"""
@@ -118,59 +212,30 @@ def check_equal(warehouse, scores, work):
     con.close()
     differ = 0
     for source, sent_id, bleu, dea in rows:
-        script_bleu, script_dea, _ = scores[f"{Path(source).resolve()}\t{sent_id}"]
+        script_bleu, script_dea, _ = scores[(Path(source).resolve(), sent_id)]
         same_dea = (dea is None) == (script_dea is None) and (dea is None or abs(dea - script_dea) <= 1e-9)
         differ += not (abs(bleu - script_bleu) <= 1e-9 and same_dea)
-    return len(rows), differ
+    return {"output sentences compared": float(len(rows)), "of which DEA or BLEU differ": float(differ)}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=40)
-    ap.add_argument("--no-doc", action="store_true", help="print only; leave docs/benchmarks.md as it is")
-    args = ap.parse_args()
-    env = {**os.environ, "PYTHONPATH": str(REPO), "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", "DO_NOT_TRACK": "1"}
-    with tempfile.TemporaryDirectory(prefix="srlens-ratio-") as tmp:
-        work = Path(tmp)
-        sentences, run_files = make_runs(work, args.runs)
-        script = work / "script.py"
-        script.write_text(SCRIPT)
-        print(f"{args.runs} runs x {sentences} sentences; the script ...", file=sys.stderr)
-        script_s = timed([sys.executable, script, EN_EWT_TEST, *run_files, work / "scores.json"], env)
-        scores = __import__("json").loads((work / "scores.json").read_text())
-        warehouse = work / "wh.duckdb"
-        srlens = [sys.executable, "-m", "srlens.cli", "--warehouse", warehouse]
-        steps = {}
-        for name, command in (
-            ("load-treebank", [*srlens, "load-treebank", EN_EWT_TEST, "--corpus", "en_ewt_test"]),
-            ("load-campaign", [*srlens, "load-campaign", work / "manifest.csv", "--campaign", "bench"]),
-            ("build --processor aligned", [*srlens, "build", "--processor", "aligned"]),
-        ):
-            print(f"srlens {name} ...", file=sys.stderr)
-            steps[name] = timed(command, env)
-        compared, differ = check_equal(warehouse, scores, work)
-    warehouse_s = tuple(sum(s[i] for s in steps.values()) for i in (0, 1))
-    load = os.getloadavg()[0]
-    rows = [f"| script (one process) | {script_s[0]:.1f} | {script_s[1]:.1f} |"]
-    rows += [f"| srlens {name} | {wall:.1f} | {cpu:.1f} |" for name, (wall, cpu) in steps.items()]
-    rows.append(f"| **srlens, all three** | **{warehouse_s[0]:.1f}** | **{warehouse_s[1]:.1f}** |")
-    body = (
-        f"`python bench/script_ratio.py --runs {args.runs}`: UD en_ewt test ({sentences:,} sentences) and "
-        f"{args.runs} runs of its word forms with adjacent words swapped, {args.runs * sentences:,} output "
-        f"sentences. {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; 1-minute "
-        f"load average {load:.1f} when done (other work shared the machine: compare the CPU column).\n\n"
-        "The script does what issue 18's did (conllu + nltk: tree metrics, model-free words and DEA, sentence "
-        "BLEU, simple string accuracy, corpus BLEU per run); the warehouse does all of SPEC (every mart: "
-        "mining, rules, significance, buckets, correlations, data tests).\n\n"
-        "| seconds | wall | CPU |\n|---|---:|---:|\n" + "\n".join(rows) + "\n\n"
-        f"**Ratio script / warehouse: {script_s[0] / warehouse_s[0]:.2f} (wall), "
-        f"{script_s[1] / warehouse_s[1]:.2f} (CPU)**; issue 18's target is >= 3. DEA and sentence BLEU of "
-        f"the two agree on {compared - differ:,} of {compared:,} output sentences (1e-9).\n"
+def steps(ctx):
+    runs = [ctx.data / line.split(",")[0] for line in (ctx.data / "manifest.csv").read_text().splitlines()[1:]]
+    return [
+        Step(
+            f"script: {len(runs)} runs",
+            [ctx.python, ctx.data / "script.py", EN_EWT_TEST, *runs, ctx.work / "scores.json"],
+        ),
+        Step("srlens load-treebank", ctx.srlens("load-treebank", EN_EWT_TEST, "--corpus", "en_ewt_test")),
+        Step("srlens load-campaign", ctx.srlens("load-campaign", ctx.data / "manifest.csv", "--campaign", "bench")),
+        Step("srlens build --processor aligned", ctx.srlens("build", "--processor", "aligned"), details=check),
+    ]
+
+
+def summary(medians):
+    script = next(m for name, m in medians.items() if name.startswith("script"))
+    srlens = [m for name, m in medians.items() if name.startswith("srlens")]
+    wall, cpu = sum(m["wall"] for m in srlens), sum(m["cpu"] for m in srlens)
+    return (
+        f"srlens's three commands take {wall:.1f} s ({cpu:.1f} s CPU). **Ratio script / srlens: "
+        f"{script['wall'] / wall:.2f} (wall), {script['cpu'] / cpu:.2f} (CPU)**; the target is >= 3."
     )
-    print(body)
-    if not args.no_doc:
-        write_section("Script against warehouse, 40 runs (issue 18)", body)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
