@@ -426,7 +426,7 @@ def test_correlation_summary_aggregates_the_submissions(warehouse_con):
             assert math.isclose(mean, statistics.fmean(rhos), rel_tol=0, abs_tol=1e-12), key
         else:
             assert (median, mean) == (None, None)
-    # The demo finding quoted in the README: the median rho of BLEU and DEA over the demo runs is
+    # The demo finding quoted in docs/analysis.md: the median rho of BLEU and DEA over the demo runs is
     # 0.89; every run but the two gold runs contributes (their DEA is 1 on every sentence: rho
     # undefined; French gold too since the aligned processor matches '6 20 30', issue 20).
     runs = warehouse_con.execute("select count(*) from submission_scores where campaign = 'demo'").fetchone()[0]

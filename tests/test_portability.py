@@ -1,9 +1,9 @@
-"""Which models another dbt adapter could run (docs/scaling.md).
+"""Which models another dbt adapter could run (docs/campaigns.md).
 
 The project is built once on an empty scratch warehouse. Each model's compiled SQL (DuckDB
 dialect) must translate with sqlglot to Spark SQL that parses again. The models that call a
 Python UDF, and the places where sqlglot's Spark SQL would still be wrong, are listed here
-explicitly, so that adding one is a decision and docs/scaling.md stays true.
+explicitly, so that adding one is a decision and docs/campaigns.md stays true.
 """
 
 import json
@@ -18,10 +18,10 @@ from sqlglot import ErrorLevel, exp
 from srlens import udfs
 from srlens.build import DBT_PROJECT_DIR, prepare, run_dbt
 
-SCALING_MD = Path(__file__).resolve().parents[1] / "docs" / "scaling.md"
+SCALING_MD = Path(__file__).resolve().parents[1] / "docs" / "campaigns.md"
 MODELS = sorted(p.stem for p in (DBT_PROJECT_DIR / "models").rglob("*.sql"))
 
-# Model -> the Python UDFs it calls. Another engine needs each of these (docs/scaling.md).
+# Model -> the Python UDFs it calls. Another engine needs each of these (docs/campaigns.md).
 UDF_MODELS = {
     "bucket_scores": {"srlens_bleu_from_stats"},
     "ensemble_selection": {"srlens_bleu_from_stats"},
@@ -42,7 +42,7 @@ UDF_MODELS = {
 }
 
 # Where sqlglot's Spark SQL parses but would not do what the DuckDB SQL does, so the parse check
-# cannot see it; each needs per-adapter SQL (docs/scaling.md explains them):
+# cannot see it; each needs per-adapter SQL (docs/campaigns.md explains them):
 #   order dropped   list(x order by y) becomes collect_list(x), which has no order
 #   two generators  two unnest() in one SELECT become two explode(); Spark allows one
 #   function name   a DuckDB function sqlglot does not know is copied unchanged
@@ -140,7 +140,7 @@ def test_udf_models_are_the_listed_ones(compiled, udf_names):
             found[name] = used
     assert found == UDF_MODELS
     plain = set(compiled) - set(found)
-    assert len(plain) >= 40, sorted(plain)  # most of the project is plain SQL (docs/scaling.md)
+    assert len(plain) >= 40, sorted(plain)  # most of the project is plain SQL (docs/campaigns.md)
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -167,7 +167,7 @@ def test_known_spark_gaps(compiled, udf_names):
 
 
 def test_scaling_doc_lists_every_model(compiled):
-    """docs/scaling.md's table: one row per model; layer, materialization, UDFs and gaps as found."""
+    """docs/campaigns.md's table: one row per model; layer, materialization, UDFs and gaps as found."""
     rows = {}
     for line in SCALING_MD.read_text().splitlines():
         match = re.match(r"\|\s*`(\w+)`\s*\|(.*)\|\s*$", line)

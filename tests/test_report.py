@@ -176,7 +176,7 @@ def test_corpus_statistics_show_the_corpus_stats_numbers(page, con):
     for corpus, row in demo.items():
         assert row["S"] == "8"  # six demo runs and two baselines each
         assert {k: row[k] for k in expect(corpus)} == expect(corpus)
-    assert demo["en_ewt_demo"]["NP %"] == "2.00"  # as README says
+    assert demo["en_ewt_demo"]["NP %"] == "2.00"  # as docs/querying.md says
     unused = {r["corpus"]: r for r in as_dicts(page.table_after("Treebanks without submissions"))}
     assert sorted(unused) == ["en_ewt_test", "entropy_example", "figure1"]
     assert unused["en_ewt_test"]["sentences"] == "2,077"
@@ -191,7 +191,7 @@ def test_heatmap_shows_the_median_rho_of_the_campaign(page, con):
     assert "demo: median over submissions" in page.svgs[0]
     texts = page.svgs[0].split()
     assert sorted(t for t in texts if re.fullmatch(r"-?1\.00|-?\.\d\d", t)) == sorted(cells)
-    assert ".89" in texts and round(medians["bleu", "dea"], 2) == 0.89  # README's finding
+    assert ".89" in texts and round(medians["bleu", "dea"], 2) == 0.89  # docs/analysis.md's finding
 
 
 def test_dea_per_relation_is_sorted_worst_first_with_the_marts_means(page, con):

@@ -3,18 +3,19 @@ submission_scores against tests/reference_significance.py (numpy's own draws, pl
 bucket_scores against nltk and the Python reference scorer, error_examples against its definition."""
 
 import math
-import re
 from collections import Counter, defaultdict
 
 import duckdb
 import numpy as np
 import pytest
+import yaml
 from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu, sentence_bleu
 
 from srlens.build import build
 from srlens.demo import DEMO_MANIFEST, load_demo
 from srlens.loaders.conllu_reader import read_conllu
 from srlens.loaders.load import load_outputs
+from srlens.paths import DBT_PROJECT_DIR
 from srlens.udfs import register_all
 from srlens.udfs.resample import ar_weights, bootstrap_weights, quantile_cont
 from tests.conftest import REPO, require_shared
@@ -225,9 +226,9 @@ def test_submission_intervals_equal_the_reference(con):
 
 
 def test_the_readme_worked_analysis_is_what_the_demo_gives(con):
-    """README's "Is A better than B, where, and why" quotes these figures of the demo; the two runs
+    """docs/analysis.md's "Is A better than B, where, and why" quotes these figures of the demo; the two runs
     added by the fixture change none of them (pairs, buckets and examples are per run or pair)."""
-    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    readme = " ".join((REPO / "docs" / "analysis.md").read_text(encoding="utf-8").split())
     a, b = "demo/en_ewt_demo/baseline/hall_nemec", "demo/en_ewt_demo/perturb/advmod_moved"
     bleu, dea_row = mart_row(con, a, b, "corpus_bleu"), mart_row(con, a, b, "dea")
     assert bleu["winner"] == dea_row["winner"] == "a"
@@ -274,15 +275,15 @@ def test_the_readme_worked_analysis_is_what_the_demo_gives(con):
     assert output.startswith("I doubt the few very who read actually my blog have yet come not across this")
 
 
-def test_docs_marts_names_every_column_metric_and_dimension(con):
-    """docs/marts.md is the public interface of these marts: every column the build makes is named
-    there (the score means of bucket_scores as `<score>_mean`), and so is every metric and dimension."""
-    doc = (REPO / "docs" / "marts.md").read_text(encoding="utf-8")
-    named = {}
-    for line in doc.splitlines():
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) == 3 and cells[0] not in ("mart", "---"):
-            named.setdefault(cells[0].split()[0], set()).update(re.findall(r"[a-z_0-9<>]+", cells[1] + " " + cells[2]))
+def test_the_mart_catalogue_describes_every_column_metric_and_dimension(con):
+    """The marts' yml files are the one catalogue (`srlens docs` renders them): every column the build
+    makes in these marts is described there, every bucket dimension is named in its column's
+    description, and every metric the build compares is one of corpus_bleu, dea or <score>_mean,
+    the three forms the metric column's description names."""
+    described = {}
+    for path in sorted((DBT_PROJECT_DIR / "models" / "marts").glob("_*.yml")):
+        for model in yaml.safe_load(path.read_text(encoding="utf-8")).get("models", []):
+            described[model["name"]] = {c["name"]: c.get("description", "") for c in model.get("columns", [])}
     marts = ["pairwise_significance", "bucket_scores", "error_examples", "ensemble_selection", "ensemble_choices"]
     for mart in marts + ["submission_scores"]:
         columns = [
@@ -293,13 +294,12 @@ def test_docs_marts_names_every_column_metric_and_dimension(con):
             ).fetchall()
         ]
         assert columns, mart
-        if mart == "submission_scores":  # SPEC 11 names the rest
-            columns = [c for c in columns if "_ci_" in c or c.endswith("_boot_mean")]
-        scores = {f"{score}_mean" for score in MEAN_SCORES} if mart == "bucket_scores" else set()
-        assert [c for c in columns if c not in named[mart] and c not in scores] == [], mart
+        assert [c for c in columns if not described[mart].get(c, "").strip()] == [], mart
     metrics = {m for (m,) in con.execute("select distinct metric from pairwise_significance").fetchall()}
+    assert {"corpus_bleu", "dea"} <= metrics <= set(METRICS), metrics  # no rule_score_mean under aligned
+    assert all(form in described["pairwise_significance"]["metric"] for form in ("corpus_bleu", "dea", "<score>_mean"))
     dimensions = {d for (d,) in con.execute("select distinct dimension from bucket_scores").fetchall()}
-    assert all(f"`{name}`" in doc for name in metrics | dimensions | set(METRICS)), metrics | dimensions
+    assert len(dimensions) == 7 and all(d in described["bucket_scores"]["dimension"] for d in dimensions), dimensions
 
 
 # ---------------------------------------------------------------- buckets

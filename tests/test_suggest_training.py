@@ -178,8 +178,8 @@ def test_an_existing_out_file_is_replaced_only_with_force(built_warehouse, tmp_p
 
 
 def test_the_readme_transcript_is_what_the_command_prints(built_warehouse, tmp_path, monkeypatch, capsys):
-    """README's "What to do about it" shows this command and its output: they must not drift apart."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    """docs/analysis.md's "What to do about it" shows this command and its output: they must not drift apart."""
+    readme = (REPO / "docs" / "analysis.md").read_text(encoding="utf-8")
     block = readme[readme.index("srlens suggest-training --submission") :]
     block = block[: block.index("```")]
     command = " ".join(line.rstrip("\\").strip() for line in block.splitlines() if not line.startswith("#"))

@@ -99,6 +99,7 @@ def test_a_fresh_venv_runs_the_readme_steps_from_elsewhere(wheel, tmp_path):
         ["srlens", "load-outputs"],
         ["srlens", "build"],
         ["srlens", "query"],
+        ["srlens", "report"],
     ], commands
     # README's file names: a UD treebank and a run as plain text, one sentence a line
     treebank, outputs = commands[0][2], commands[1][2]
