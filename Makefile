@@ -1,4 +1,4 @@
-# srlens: `make build` gives a built demo warehouse, `make test` the whole test suite.
+# srlens: `make build` gives a built demo warehouse, `make test` the quick tests, `make test-all` all of them.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,7 +7,7 @@ WAREHOUSE ?= warehouse/srlens.duckdb
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DO_NOT_TRACK := 1
 
-.PHONY: venv build test lint report clean
+.PHONY: venv build test test-all lint report clean
 
 venv: $(VENV)/.installed
 
@@ -23,7 +23,12 @@ build: venv
 	$(BIN)/srlens --warehouse $(WAREHOUSE) load-demo
 	$(BIN)/srlens --warehouse $(WAREHOUSE) build --processor aligned
 
+# The quick tier: every feature, command and mart on one shared build (tests/README.md).
 test: venv
+	$(BIN)/pytest -m "not slow"
+
+# Both tiers: the quick one and the slow one (own builds, crash loops, stanza, Chromium, wheel, fuzz).
+test-all: venv
 	$(BIN)/pytest
 
 # ruff for the Python, sqlfluff for the dbt models (config: pyproject.toml, .sqlfluff).

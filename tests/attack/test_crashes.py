@@ -21,6 +21,8 @@ import pytest
 from tests.conftest import FIGURE1, SHARED, require_shared, table_snapshot
 from tests.support.processes import Running, process_state, srlens
 
+pytestmark = pytest.mark.slow  # crash and kill loops with real processes and real builds
+
 RUN_TEXT = "I enjoyed my time at Franklin High School .\n"
 LEFTOVERS = (".e.duckdb.dbt/e.duckdb", ".e.duckdb.dbt/e.duckdb.wal", ".e.duckdb.build.pid")
 COPY = (".e.duckdb.dbt/e.duckdb", ".e.duckdb.dbt/e.duckdb.wal", ".e.duckdb.dbt/e.duckdb.tmp")  # a build's copy

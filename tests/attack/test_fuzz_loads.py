@@ -8,9 +8,13 @@ runs many more.
 
 import os
 
+import pytest
+
 from srlens.loaders.conllu_reader import _read_whole_file, read_conllu_lines, read_text
 from srlens.loaders.errors import LoadError
 from tests.support.mutants import Fuzzer, make_mutant
+
+pytestmark = pytest.mark.slow  # the load fuzz: thousands of loads
 
 MUTANTS = 1000
 FIRST_SEED = int(os.environ.get("SRLENS_FUZZ_SEED", "0"))

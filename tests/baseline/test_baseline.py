@@ -399,6 +399,7 @@ def scores(con, corpus, run, columns="dea, bleu, reorder_accuracy"):
     ).fetchall()
 
 
+@pytest.mark.slow
 def test_regular_treebank_is_realized_exactly(built):
     con, runs, _ = built
     # Lemmas are written (the default input); the aligned processor maps them back.
@@ -413,6 +414,7 @@ def test_regular_treebank_is_realized_exactly(built):
     )
 
 
+@pytest.mark.slow
 def test_without_relations_subject_and_object_are_confused(built):
     con, runs, _ = built
     assert texts(runs["roles_full"]) == {sid: " ".join(w[1] for w in ws) for sid, ws in roles_sentences()}
@@ -423,6 +425,7 @@ def test_without_relations_subject_and_object_are_confused(built):
     assert len(ablated) == 20 and all(row[2] == 0.0 and row[1] < 1.0 for row in ablated)
 
 
+@pytest.mark.slow
 def test_demo_baselines_are_covered_by_the_marts(built):
     con, _, demo_ids = built
     assert demo_ids == [

@@ -255,6 +255,7 @@ def treebank_warehouse(tmp_path_factory):
     con.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", TREEBANKS)
 def test_reference_text_scores_one(treebank_warehouse, lang):
     con = treebank_warehouse
@@ -332,6 +333,7 @@ def run_scores(con, corpus, run):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", TREEBANKS)
 def test_whitespace_and_nfd_score_as_the_plain_text(treebank_warehouse, lang):
     gold = run_scores(treebank_warehouse, f"{lang}_test", "gold")
@@ -340,6 +342,7 @@ def test_whitespace_and_nfd_score_as_the_plain_text(treebank_warehouse, lang):
         assert run_scores(treebank_warehouse, f"{lang}_test", run) == gold, run
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", TREEBANKS)
 def test_shuffled_and_dropped_text_score_as_the_same_words_in_token_form(treebank_warehouse, lang):
     con = treebank_warehouse
@@ -411,6 +414,7 @@ def assert_built_words_are_aligned(con, corpus):
     return len(outputs), len(sentences)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", TREEBANKS)
 def test_build_gives_the_words_of_the_python_tokenizer(treebank_warehouse, lang):
     """The guard for any faster route through int_output_words (issue 20); 9 runs per corpus put
@@ -419,6 +423,7 @@ def test_build_gives_the_words_of_the_python_tokenizer(treebank_warehouse, lang)
     assert outputs == 9 * sentences  # gold, nfd, 3 whitespace variants, 4 perturbed
 
 
+@pytest.mark.slow
 def test_more_than_64_runs_of_a_corpus_give_the_words_of_the_python_tokenizer(tmp_path):
     """70 runs of one corpus: int_output_words gives the UDF one sentence per row and the runs in
     two groups (64 and 6), so the same sentence is prepared in two rows and outputs repeated
@@ -445,6 +450,7 @@ def test_more_than_64_runs_of_a_corpus_give_the_words_of_the_python_tokenizer(tm
     assert (outputs, sentences) == (70 * 25, 25)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lang", TREEBANKS)
 def test_fast_path_gives_the_words_of_the_whole_tokenizer(treebank_warehouse, lang):
     """align's fast path (chunks that are what they are whatever the output holds) gives, on

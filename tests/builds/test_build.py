@@ -24,6 +24,7 @@ def small_warehouse(tmp_path):
     return wh
 
 
+@pytest.mark.slow
 def test_failed_build_leaves_the_previous_warehouse(small_warehouse, tmp_path, monkeypatch):
     broken = tmp_path / "dbt_project"
     shutil.copytree(DBT_PROJECT_DIR, broken, ignore=shutil.ignore_patterns("target", "logs"))
@@ -45,6 +46,7 @@ def dbt_log(warehouse):
     return (BuildFiles(warehouse).work_dir / "logs" / "dbt.log").read_text()
 
 
+@pytest.mark.slow
 def test_a_new_warehouse_starts_from_the_parse_of_another(small_warehouse, tmp_path, monkeypatch):
     """srlens/parse_cache.py: the first build of a new warehouse of the same name takes dbt's parse from
     the cache (no full parse) and builds the same tables; an unreadable cached parse only costs the
@@ -135,6 +137,7 @@ def test_the_parse_cache_keeps_no_parse_that_others_may_have_written(tmp_path, m
     assert cached.read_bytes() == b"a parse" and parse_cache.trusted(cached)
 
 
+@pytest.mark.slow
 def test_a_full_build_drops_what_no_model_makes_in_its_own_schemas(small_warehouse):
     """A model a newer srlens renamed (int_sentence_udf_scores) must not linger with old figures;
     the marts' schema is public and left alone, and an incremental build drops nothing."""
@@ -167,6 +170,7 @@ def test_a_full_build_drops_what_no_model_makes_in_its_own_schemas(small_warehou
     con.close()
 
 
+@pytest.mark.slow
 def test_reader_holding_the_file_open_keeps_a_consistent_view(small_warehouse):
     load_treebank(small_warehouse, EN_EWT_TEST, "en_ewt_test")
     reader = duckdb.connect(str(small_warehouse), read_only=True)
@@ -183,6 +187,7 @@ def test_reader_holding_the_file_open_keeps_a_consistent_view(small_warehouse):
     fresh.close()
 
 
+@pytest.mark.slow
 def test_the_replaced_version_is_freed_by_a_helper_process(small_warehouse, monkeypatch):
     """After the swap no name leads to the old file: the build hands its last descriptor to free_later's
     process, which frees it when it ends (once the build closed its stdin), so the build does not wait."""

@@ -145,6 +145,7 @@ def test_no_model_pastes_a_var_without_a_macro():
         assert not re.search(r"""var\(\s*['"]\w+['"]\s*,""", text), path.name
 
 
+@pytest.mark.slow
 def test_vars_reach_the_sql_as_checked_literals(small_warehouse, tmp_path):
     # A real build with a quote-laden corpus name in a mapping and an unusual alpha: the compiled
     # SQL holds them as a quoted string and a number, and the marts use them.

@@ -12,6 +12,8 @@ from srlens.build import build, run_dbt
 from srlens.loaders.load import load_outputs, load_treebank
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.slow  # several builds and full rebuilds per test
+
 DEMO = REPO / "demo" / "data"
 CORPUS = "en_ewt_demo"
 RUN_FILES = {run: DEMO / "outputs" / CORPUS / f"{run}.sr.txt" for run in ("swaps", "random", "head_final")}

@@ -109,6 +109,7 @@ def words_of(con, text):
     ).fetchall()
 
 
+@pytest.mark.slow
 def test_every_distinct_nonempty_text_parsed_once(parsed):
     con = connect(parsed["warehouse"])
     texts = con.execute("select text from cache.parsed_texts").fetchall()
@@ -127,6 +128,7 @@ def test_every_distinct_nonempty_text_parsed_once(parsed):
     con.close()
 
 
+@pytest.mark.slow
 def test_text_hash_is_duckdb_sha256_and_processor_recorded(parsed):
     con = connect(parsed["warehouse"])
     rows = con.execute("select text_hash, text, sha256(text), processor, language from cache.parsed_texts").fetchall()
@@ -138,6 +140,7 @@ def test_text_hash_is_duckdb_sha256_and_processor_recorded(parsed):
     con.close()
 
 
+@pytest.mark.slow
 def test_words_are_consistent_with_texts(parsed):
     """Per text: word_idx 1..n, token_idx from 1 in steps of 0 or 1, heads in range, one root a sentence."""
     con = connect(parsed["warehouse"])
@@ -158,6 +161,7 @@ def test_words_are_consistent_with_texts(parsed):
     con.close()
 
 
+@pytest.mark.slow
 def test_simple_sentence(parsed):
     con = connect(parsed["warehouse"])
     words = words_of(con, DOGS)
@@ -171,6 +175,7 @@ def test_simple_sentence(parsed):
     assert {w[2]: w[6] for w in words}["."] is None  # absent feats are NULL, not '_'
 
 
+@pytest.mark.slow
 def test_contractions_split_into_words_sharing_a_token(parsed):
     con = connect(parsed["warehouse"])
     words = words_of(con, CONTRACTION)
@@ -183,6 +188,7 @@ def test_contractions_split_into_words_sharing_a_token(parsed):
     assert lemmas["n't"] == "not" and lemmas["'m"] == "be" and lemmas["doing"] == "do"
 
 
+@pytest.mark.slow
 def test_two_sentences_are_flattened(parsed):
     con = connect(parsed["warehouse"])
     words = words_of(con, TWO_SENTENCES)
@@ -201,6 +207,7 @@ def test_two_sentences_are_flattened(parsed):
     assert all(1 <= h <= 3 for h in heads[:3] if h)
 
 
+@pytest.mark.slow
 def test_second_run_loads_neither_stanza_nor_torch(parsed):
     """In a fresh interpreter, processing an up-to-date warehouse never imports stanza or torch."""
     code = (
@@ -215,6 +222,7 @@ def test_second_run_loads_neither_stanza_nor_torch(parsed):
     assert json.loads(out.stdout.strip().splitlines()[-1]) == [0, len(parsed["expected"]), False, False]
 
 
+@pytest.mark.slow
 def test_missing_language_model_fails_fast_and_parses_nothing(parsed, tmp_path):
     """A 'fr' corpus without models: a quick ProcessingError naming fr and the aligned processor,
     raised before the English texts of the same warehouse are parsed."""
@@ -385,6 +393,7 @@ def cache_rows(warehouse):
         con.close()
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_parses_of_one_process(tmp_path):
     """Two worker processes, batches of 4, texts cut in chunks of 12 words that straddle batches:
     row for row the cache one process writes (each batch is parsed whole by one process)."""

@@ -68,6 +68,7 @@ def fresh(loaded, name):
     return path
 
 
+@pytest.mark.slow
 def test_two_shards_loaded_give_the_cache_the_build_makes(loaded, monkeypatch, capsys):
     monkeypatch.setenv("SRLENS_STANZA_MAX_WORDS", "20")
     warehouse, models, root = fresh(loaded, "sharded"), loaded["models"], loaded["root"]
@@ -134,6 +135,7 @@ def refused(warehouse, models, path, capsys):
     return err
 
 
+@pytest.mark.slow
 def test_load_parses_refuses_foreign_files_and_loads_nothing(loaded, monkeypatch, capsys, tmp_path):
     models = loaded["models"]
     warehouse = fresh(loaded, "refusing")
@@ -178,6 +180,7 @@ def test_load_parses_refuses_foreign_files_and_loads_nothing(loaded, monkeypatch
     assert cache_tables(warehouse) == []
 
 
+@pytest.mark.slow
 def test_parse_refuses_an_out_that_is_no_parse_file(loaded, tmp_path, capsys):
     """Checked before parsing: the warehouse and its files by any name, folders, files of the user's."""
     warehouse = tmp_path / "w.duckdb"
@@ -235,6 +238,7 @@ def write_rows(table, rows, path):
     return path
 
 
+@pytest.mark.slow
 def test_load_parses_reads_the_named_file_not_a_glob(loaded, good, tmp_path, capsys):
     warehouse, path, table = good
     named = tmp_path / "p[1].parquet"
@@ -250,6 +254,7 @@ def one_sentence(table):
     return next(r for r in table.to_pylist() if r["sentences"] == 1 and r["words"] >= 3)
 
 
+@pytest.mark.slow
 def test_load_parses_refuses_word_rows_that_are_no_parse(loaded, good, tmp_path, capsys):
     warehouse, _, table = good
     row = one_sentence(table)
@@ -279,6 +284,7 @@ def test_load_parses_refuses_word_rows_that_are_no_parse(loaded, good, tmp_path,
         assert said in err, (said, err)
 
 
+@pytest.mark.slow
 def test_load_parses_names_the_file_of_a_damaged_parquet(loaded, good, tmp_path, capsys):
     warehouse, path, _ = good
     data = bytearray(path.read_bytes())
@@ -288,6 +294,7 @@ def test_load_parses_names_the_file_of_a_damaged_parquet(loaded, good, tmp_path,
     refused(warehouse, loaded["models"], damaged, capsys)
 
 
+@pytest.mark.slow
 def test_load_parses_refuses_a_text_parsed_two_ways(loaded, good, tmp_path, capsys):
     warehouse, path, table = good
     row = one_sentence(table)
@@ -335,6 +342,7 @@ def gone(pid, seconds=20):
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
 def test_a_killed_parse_leaves_no_worker_and_sigterm_no_temporary_file(loaded, how, tmp_path):
     env = dict(os.environ, SRLENS_STANZA_WORKERS="2", SRLENS_TEST_STOP_AT="shard", SRLENS_STANZA_MAX_WORDS="20")

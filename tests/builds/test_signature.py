@@ -4,6 +4,7 @@ import json
 from importlib import metadata
 
 import duckdb
+import pytest
 
 from srlens import build_vars
 from srlens.build import build
@@ -11,6 +12,8 @@ from srlens.loaders.load import load_outputs, load_treebank
 from srlens.signature import signature
 from srlens.status import status
 from tests.conftest import FIGURE1, require_shared
+
+pytestmark = pytest.mark.slow  # builds of its own
 
 VERSION = metadata.version("srlens")
 

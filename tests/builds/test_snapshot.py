@@ -5,6 +5,8 @@ import pytest
 from tests.conftest import EN_EWT_TEST, require_shared
 from tests.support.snapshot import SNAPSHOT_DIR, build_reference_warehouse, differences
 
+pytestmark = pytest.mark.slow  # a build of en_ewt test and the demo of its own
+
 
 @pytest.fixture(scope="module")
 def reference_build(tmp_path_factory):

@@ -241,6 +241,7 @@ def sentence_score(con, run, sent_id):
 # ---------------------------------------------------------------- Figure 1
 
 
+@pytest.mark.slow
 def test_figure1_s2_scores_5_of_7(lambre):
     con = lambre["con"]
     rules = rules_of(con, "de")
@@ -270,6 +271,7 @@ def test_figure1_s2_scores_5_of_7(lambre):
     assert sentence_score(con, "s1", "fig1") == 1.0
 
 
+@pytest.mark.slow
 def test_figure1_failures_show_word_head_values_and_sentence(lambre):
     rows = (
         lambre["con"]
@@ -293,6 +295,7 @@ def test_figure1_failures_show_word_head_values_and_sentence(lambre):
     ]
 
 
+@pytest.mark.slow
 def test_failures_recipe_shows_each_failed_rule_once_in_context(lambre):
     rows = lambre["con"].execute((REPO / "sql" / "examples" / "lambre_failures.sql").read_text()).fetchall()
     assert [(r[0], r[4], r[8], r[9], r[11]) for r in rows if r[3] == "s2"] == [
@@ -311,6 +314,7 @@ def test_failures_recipe_shows_each_failed_rule_once_in_context(lambre):
     ]
 
 
+@pytest.mark.slow
 def test_a_run_without_parse_has_no_rule_score(lambre):
     # Processor 'aligned' gives words no heads: no rule can fire, and the score is NULL, not 1.0.
     con = lambre["con"]
@@ -325,6 +329,7 @@ def agreement_rules(con, language):
     return {parse_rule_id(r)["deprel"] for r in rules_of(con, language) if "|agreement|" in r}
 
 
+@pytest.mark.slow
 def test_agreement_share_must_exceed_0_9(lambre):
     con = lambre["con"]
     assert agreement_rules(con, "xs") == {"r91"}
@@ -337,6 +342,7 @@ def test_agreement_share_must_exceed_0_9(lambre):
     assert shares == {"r90": (100, 90, 0.9), "r91": (100, 91, 0.91)}
 
 
+@pytest.mark.slow
 def test_agreement_count_must_exceed_min_count_of_the_size_band(lambre):
     con = lambre["con"]
     bands = dict(
@@ -351,6 +357,7 @@ def test_agreement_count_must_exceed_min_count_of_the_size_band(lambre):
         assert rules_of(con, language)[f"{language}|agreement|hi|ADJ>NOUN|Number"][0] == min_count + 1
 
 
+@pytest.mark.slow
 def test_cumulative_80_percent_keeps_the_crossing_rule(lambre):
     con = lambre["con"]
     assert agreement_rules(con, "xk") == {"k60", "k36", "k18"}
@@ -363,10 +370,12 @@ def test_cumulative_80_percent_keeps_the_crossing_rule(lambre):
     assert prior == {"k60": (0, 120, True), "k36": (60, 120, True), "k18": (96, 120, True), "k6": (114, 120, False)}
 
 
+@pytest.mark.slow
 def test_cumulative_ties_are_kept_together(lambre):
     assert agreement_rules(lambre["con"], "xt") == {"t70", "t15a", "t15b"}
 
 
+@pytest.mark.slow
 def test_multi_valued_features_compare_as_sets(lambre):
     con = lambre["con"]
     assert agreement_rules(con, "xm") == {"m_same", "m_order"}
@@ -375,6 +384,7 @@ def test_multi_valued_features_compare_as_sets(lambre):
     ).fetchall() == [("Int,Rel",)]
 
 
+@pytest.mark.slow
 def test_argstruct_kl_boundary_and_link_count(lambre):
     con = lambre["con"]
     candidates = dict(
@@ -391,6 +401,7 @@ def test_argstruct_kl_boundary_and_link_count(lambre):
     assert rules_of(con, "yb") == {} and rules_of(con, "yc") == {}
 
 
+@pytest.mark.slow
 def test_argstruct_allowed_values_from_probability_0_1_and_head_side(lambre):
     con = lambre["con"]
     assert rules_of(con, "yd") == {
@@ -402,6 +413,7 @@ def test_argstruct_allowed_values_from_probability_0_1_and_head_side(lambre):
     assert math.isclose(kl["yd|argstruct|obj|NOUN>VERB|VerbForm|head"], math.log(5))
 
 
+@pytest.mark.slow
 def test_var_names_the_rule_treebank(lambre):
     con = lambre["con"]
     assert con.execute(
@@ -416,6 +428,7 @@ def test_var_names_the_rule_treebank(lambre):
 # ---------------------------------------------------------------- rules by hand
 
 
+@pytest.mark.slow
 def test_manual_rules_override_and_add(lambre):
     con = lambre["con"]
     rows = {
@@ -435,6 +448,7 @@ def test_manual_rules_override_and_add(lambre):
     assert sentence_score(con, "xo", "xo-3") is None  # missing from the partial run
 
 
+@pytest.mark.slow
 def test_overrides_survive_reextraction_and_reloading_replaces_a_files_rows(lambre, tmp_path):
     wh = tmp_path / "wh.duckdb"
     shutil.copyfile(lambre["wh"], wh)
@@ -546,6 +560,7 @@ def test_rule_files_round_trip_and_reload(tmp_path):
     con.close()
 
 
+@pytest.mark.slow
 def test_an_export_of_lambre_rules_loads_back(lambre, tmp_path):
     exported = run_query(lambre["wh"], "select * from lambre_rules where language in ('yd', 'xo')", "csv")
     rows = {r["rule_id"]: (r["enabled"], r["allowed_values"]) for r in read_rules(write(tmp_path / "x.csv", exported))}
@@ -627,6 +642,7 @@ def python_rules(sentences):
     return agreement, argstruct
 
 
+@pytest.mark.slow
 def test_en_ewt_extraction_equals_python(lambre):
     con = lambre["con"]
     agreement, argstruct = python_rules(read_sentences(EN_EWT_TRAIN))
@@ -666,6 +682,7 @@ def python_checks(sentences, rules):
     return pooled, per_sentence
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run", ["gold", "flipped"])
 def test_en_ewt_checks_equal_python(lambre, run):
     con = lambre["con"]
@@ -690,6 +707,7 @@ def test_en_ewt_checks_equal_python(lambre, run):
     assert math.isclose(corpus, sum(m / (m + f) for m, f in pooled.values()) / len(pooled), rel_tol=1e-12)
 
 
+@pytest.mark.slow
 def test_en_ewt_gold_is_near_1_and_injected_errors_score_lower(lambre):
     con = lambre["con"]
     corpus = dict(con.execute("select run, rule_score from submission_scores where corpus = 'en_ewt_test'").fetchall())

@@ -179,6 +179,7 @@ def rule_scores(con, corpus, campaign="mt19"):
 # ------------------------------------------------------------------- part 1: reference-free runs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_rule_score_falls_strictly_with_the_error_rate(mt, con, language):
     flipped = mt[2]
@@ -282,6 +283,7 @@ def numeric_columns(con, mart):
     ]
 
 
+@pytest.mark.slow
 def test_every_reference_based_figure_is_null_and_rule_scores_are_kept(con):
     runs = con.execute(f"select count(*) from submission_scores where {FREE}").fetchone()[0]
     assert runs == 4 * 3 + 3 + 1 + 4
@@ -455,6 +457,7 @@ def python_correlations(con):
     return expected
 
 
+@pytest.mark.slow
 def test_system_correlations_equal_scipy_on_the_same_vectors(con):
     expected = python_correlations(con)
     rows = con.execute("select * from system_correlations").df()
@@ -481,6 +484,7 @@ def test_system_correlations_equal_scipy_on_the_same_vectors(con):
         assert sorted(got[key].outliers) == row["outliers"], key
 
 
+@pytest.mark.slow
 def test_human_scores_that_follow_the_error_rate_correlate_and_the_outlier_is_removed(con):
     row = con.execute("""select systems, pearson_r, outliers, systems_no_outliers, pearson_r_no_outliers,
                                 human_orientation, human_source
@@ -498,6 +502,7 @@ def test_human_scores_that_follow_the_error_rate_correlate_and_the_outlier_is_re
     assert near == ([], 6, 12.5, 1.5) and abs(FR_NEAR["sysout"] - 12.5) == 3 * 1.5
 
 
+@pytest.mark.slow
 def test_system_score_from_sentence_z_scores_and_few_systems(mt, con):
     judgments = mt[3]
     scores = [j[7] for j in judgments]
@@ -520,6 +525,7 @@ def test_system_score_from_sentence_z_scores_and_few_systems(mt, con):
     assert ru == (2, None, None, None, None)
 
 
+@pytest.mark.slow
 def test_a_mad_of_zero_makes_no_outlier(con):
     """Scores 1, 1, 2: median 1, MAD 0; the system off the median is kept (the robust z is undefined)."""
     rows = con.execute("""select metric, systems, outliers, systems_no_outliers, human_median, human_mad
@@ -528,6 +534,7 @@ def test_a_mad_of_zero_makes_no_outlier(con):
     assert rows == [(metric, 3, [], 3, 1.0, 0.0) for metric in ("rule_score", "rule_score_mean")]
 
 
+@pytest.mark.slow
 def test_one_source_of_human_scores_per_campaign_corpus_and_criterion(con):
     """ru_mt da: system-level scores for sys0 and sys10, sentence judgments for all three; the
     sentence z-means (other units) are not mixed in, so sys30 has no da score."""
@@ -544,6 +551,7 @@ def test_one_source_of_human_scores_per_campaign_corpus_and_criterion(con):
                           where corpus = 'ru_mt' and criterion = 'da'""").fetchall() == [("system", 2)]
 
 
+@pytest.mark.slow
 def test_reference_free_corpora_have_no_ensemble(con):
     """Without DEA every choice would be the submission_id tie-break: no candidates, no rows."""
     for relation in ("intermediate.int_ensemble_candidates", "ensemble_selection", "ensemble_choices"):
@@ -552,6 +560,7 @@ def test_reference_free_corpora_have_no_ensemble(con):
         assert rows == 0, relation
 
 
+@pytest.mark.slow
 def test_status_counts_system_scores_and_campaign_dates_as_loads(mt, tmp_path):
     warehouse = tmp_path / "copy.duckdb"
     shutil.copy(mt[0], warehouse)
@@ -603,6 +612,7 @@ def test_a_reload_with_other_text_drops_the_run_s_system_level_scores(tmp_path):
     assert kept() == [("a", 2), ("b", 2)]
 
 
+@pytest.mark.slow
 def test_system_level_file_errors_name_the_line_and_change_nothing(mt, tmp_path):
     warehouse = tmp_path / "copy.duckdb"
     shutil.copy(mt[0], warehouse)
@@ -658,6 +668,7 @@ def test_campaign_dates():
             parse_campaign_date(bad)
 
 
+@pytest.mark.slow
 def test_campaign_trends_mark_the_reference_run(con):
     rows = con.execute("""select campaign, campaign_date::varchar, systems, rule_score_median, rule_score_min,
                                  reference_submission_id, reference_rule_score, reference_runs,
@@ -679,6 +690,7 @@ def test_campaign_trends_mark_the_reference_run(con):
     assert rows[1][5:8] == ("mt20/fr_mt/reference/human", first, 2)
 
 
+@pytest.mark.slow
 def test_rule_trends_are_the_medians_of_lambre_rule_scores(con):
     frame = con.execute("select campaign, language, rule_id, team, score from lambre_rule_scores").df()
     got = {
@@ -703,6 +715,7 @@ def test_rule_trends_are_the_medians_of_lambre_rule_scores(con):
             assert ref is None
 
 
+@pytest.mark.slow
 def test_report_views_and_status_name_the_parser(mt, con):
     svg = systems_chart(con, "fr_mt")
     assert svg.startswith("<svg") and "reference" in svg and "mt19" in svg and "mt20" in svg and "2020" in svg
@@ -721,6 +734,7 @@ def test_report_views_and_status_name_the_parser(mt, con):
     assert "rule scores (L'AMBRE) parsed by: user conllu (20 runs)" in text
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_trends_once_and_lists_them(mt, con, tmp_path):
     from srlens.report import write_report
     from tests.report.test_report import Page, as_dicts
@@ -856,6 +870,7 @@ def test_each_format_by_the_command_is_matched_by_sent_id_or_by_order(tmp_path, 
         db.close()
 
 
+@pytest.mark.slow
 def test_figure_5_points_are_the_rule_scores_over_their_campaign(con):
     svg = ElementTree.fromstring(systems_chart(con, "fr_mt"))
     frame = con.execute(SYSTEMS_SQL, {"corpus": "fr_mt"}).df()

@@ -9,11 +9,14 @@ rules come from en_ewt dev.
 import re
 
 import duckdb
+import pytest
 
 from srlens.build import build
 from srlens.loaders.load import load_outputs, load_treebank
 from tests.builds.test_processing import require_models
 from tests.conftest import EN_EWT_TEST, SHARED
+
+pytestmark = pytest.mark.slow  # stanza
 
 EN_EWT_DEV = SHARED / "ud" / "en_ewt" / "en_ewt-ud-dev.conllu"
 SENTENCES = 30

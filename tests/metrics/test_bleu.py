@@ -351,6 +351,7 @@ def _sql_stats_against_python(con):
     return rows
 
 
+@pytest.mark.slow
 def test_sql_statistics_equal_bleu_stats_on_generated_pairs(stats_warehouse):
     rows = _sql_stats_against_python(stats_warehouse)
     assert len(rows) == 2 * SQL_STATS_SENTENCES

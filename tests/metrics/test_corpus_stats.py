@@ -1,9 +1,12 @@
 """corpus_stats.nonprojective_pct leaves out sentences without an analysis tree (only punctuation)."""
 
 import duckdb
+import pytest
 
 from srlens.build import build
 from srlens.loaders.load import load_treebank
+
+pytestmark = pytest.mark.slow  # a build of its own
 
 TREEBANK = """# sent_id = projective
 1\tdogs\tdog\tNOUN\t_\t_\t2\tnsubj\t_\t_

@@ -100,6 +100,7 @@ def score(con, run, sent_id, column):
     ).fetchone()[0]
 
 
+@pytest.mark.slow
 def test_figure1_dea_is_5_of_7(toy_warehouse):
     assert score(toy_warehouse, "example", "figure1", "dea") == 5 / 7
     missed = toy_warehouse.execute(
@@ -109,11 +110,13 @@ def test_figure1_dea_is_5_of_7(toy_warehouse):
     assert missed == [("school", "franklin", -2), ("school", "high", -1)]
 
 
+@pytest.mark.slow
 def test_spec_string_accuracy_example(toy_warehouse):
     assert math.isclose(score(toy_warehouse, "example", "ssa", "simple_string_accuracy"), 1 - 5 / 9)
     assert math.isclose(score(toy_warehouse, "example", "ssa", "generation_string_accuracy"), 1 - 4 / 9)
 
 
+@pytest.mark.slow
 def test_repeated_lemmas_are_clipped_and_attributed_in_reference_order(toy_warehouse):
     # Output "the cat saw the dog": (dog,the,-1) and (cat,the,-1) both still occur once each;
     # (see,dog,-1) and (see,cat,+2) do not. DEA = 2/4.
@@ -124,18 +127,21 @@ def test_repeated_lemmas_are_clipped_and_attributed_in_reference_order(toy_wareh
     assert by_relation == {"det": 2, "nsubj": 0, "obj": 0, "advmod": 0}
 
 
+@pytest.mark.slow
 def test_extra_word_breaks_only_the_edges_it_separates(toy_warehouse):
     # "the dog really saw the cat": (see,dog,-1) becomes distance -2, the rest holds: 3/4.
     assert score(toy_warehouse, "extra_word", "r1", "dea") == 0.75
     assert score(toy_warehouse, "extra_word", "r3", "dea") == 1.0
 
 
+@pytest.mark.slow
 def test_parsed_run_with_underscore_lemmas_scores_like_the_reference(toy_warehouse):
     row = toy_warehouse.execute("select dea, bleu, processor from sentence_scores where run = 'parsed'").fetchone()
     lemmas = ["up", "_", "now"]
     assert row == (1.0, sentence_bleu([lemmas], lemmas, smoothing_function=SMOOTH), "user conllu")
 
 
+@pytest.mark.slow
 def test_undefined_and_empty_cases(toy_warehouse):
     assert score(toy_warehouse, "extra_word", "r2", "dea") is None  # one word: DEA undefined
     assert score(toy_warehouse, "swap_nouns", "r3", "dea") == 0.0  # empty output
@@ -259,6 +265,7 @@ def test_every_score_is_recorded_with_its_processor_and_nltk_version(warehouse_c
     ).fetchall() == [("aligned", "3.10.4")]
 
 
+@pytest.mark.slow
 def test_stanza_build_scores_parsed_outputs_and_parses_each_text_once(tmp_path):
     """The real stanza path: load, parse with the shared English models, score, rebuild from cache."""
     require_shared()

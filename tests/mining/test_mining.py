@@ -206,6 +206,7 @@ def unpack_positions(packed):
     return [[p >> 42, (p >> 21) & mask] + ([p & mask] if p & mask else []) for p in packed]
 
 
+@pytest.mark.slow
 def test_figure1_subtrees_by_hand_in_all_four_views(hand):
     _, con = hand
     for view, expected in FIGURE1_SUBTREES.items():
@@ -231,6 +232,7 @@ def test_figure1_subtrees_by_hand_in_all_four_views(hand):
     }
 
 
+@pytest.mark.slow
 def test_punctuation_is_no_word_and_subtypes_are_base_relations(hand):
     _, con = hand
     s1 = {
@@ -305,6 +307,7 @@ FORMS = {
 }
 
 
+@pytest.mark.slow
 def test_the_split_uses_the_chosen_metric_and_interpolated_quantile(hand):
     _, con = hand
     dea = dict(
@@ -337,6 +340,7 @@ def test_the_split_uses_the_chosen_metric_and_interpolated_quantile(hand):
     assert split["c"][:2] == (7, 2) and split["c"][2] == pytest.approx(1 / 6, abs=1e-15)
 
 
+@pytest.mark.slow
 def test_suspicion_scores_by_hand(hand):
     _, con = hand
     got = {
@@ -361,6 +365,7 @@ def test_suspicion_scores_by_hand(hand):
     assert rates == {"a": 3 / 9, "b": 4 / 9, "c": 2 / 7}
 
 
+@pytest.mark.slow
 def test_summary_by_hand_per_scope(hand):
     _, con = hand
     rows = {
@@ -390,6 +395,7 @@ def test_summary_by_hand_per_scope(hand):
     assert not any(key[:2] == ("corpus", "figure1") for key in rows)
 
 
+@pytest.mark.slow
 def test_examples_show_failing_sentences_side_by_side(hand):
     wh, _ = hand
     frame = subtree_examples(wh, "dep", "(root (advmod))")

@@ -18,6 +18,8 @@ from sqlglot import ErrorLevel, exp
 from srlens import udfs
 from srlens.build import DBT_PROJECT_DIR, prepare, run_dbt
 
+pytestmark = pytest.mark.slow  # a build of its own (on an empty warehouse)
+
 SCALING_MD = Path(__file__).resolve().parents[2] / "docs" / "scaling.md"
 MODELS = sorted(p.stem for p in (DBT_PROJECT_DIR / "models").rglob("*.sql"))
 

@@ -22,6 +22,8 @@ import pytest
 
 from tests.conftest import REPO, SHARED, require_shared
 
+pytestmark = pytest.mark.slow  # the wheel: sdist, wheel, a fresh venv and a build in it
+
 DEMO = REPO / "demo" / "data"
 
 

@@ -682,6 +682,7 @@ def run_chromium(args, tmp_path, name):
     return done.stdout
 
 
+@pytest.mark.slow
 def test_chromium_renders_the_headings_charts_and_sql(page_path, tmp_path):
     url = page_path.resolve().as_uri()
     dom = run_chromium(["--dump-dom", url], tmp_path, "dom")
@@ -958,6 +959,7 @@ for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++
 return hits;"""
 
 
+@pytest.mark.slow
 def test_explorer_click_through_in_chromium(page_path, con, tmp_path):
     from srlens.report.runs import examples_anchor, run_file, sentence_file
 

@@ -502,6 +502,7 @@ def z_scores(rows):
     return z
 
 
+@pytest.mark.slow
 def test_z_scores_by_hand(human):
     con, (s1, s2, s3) = human["con"], human["en_ids"][:3]
     sd_x = math.sqrt(14 / 3)  # hand_x: 1, 2, 3, 6 (fluency and adequacy pooled): mean 3, sample variance 14/3
@@ -542,6 +543,7 @@ def test_z_scores_by_hand(human):
     ).fetchall() == [(None,)]
 
 
+@pytest.mark.slow
 def test_fluency_and_adequacy_z_equal_a_python_computation(human):
     con = human["con"]
     rows = human["demo_rows"]
@@ -563,6 +565,7 @@ def test_fluency_and_adequacy_z_equal_a_python_computation(human):
         assert math.isclose(got[key], statistics.fmean(values), rel_tol=0, abs_tol=1e-12), key
 
 
+@pytest.mark.slow
 def test_correlations_with_human_scores_equal_scipy(human):
     got = check_metric_correlations(human["con"])
     swaps = "demo/en_ewt_demo/perturb/swaps"
@@ -585,6 +588,7 @@ def test_correlations_with_human_scores_equal_scipy(human):
     assert got[(shuffled, "bleu", "dea")][1] is not None
 
 
+@pytest.mark.slow
 def test_projectivity_tests_equal_scipy_mannwhitneyu(human):
     con = human["con"]
     values = defaultdict(lambda: ([], []))
@@ -627,6 +631,7 @@ def test_projectivity_tests_equal_scipy_mannwhitneyu(human):
     assert tested == 10
 
 
+@pytest.mark.slow
 def test_entropy_can_come_from_another_corpus(human):
     con = human["con"]
     entropy = dict(

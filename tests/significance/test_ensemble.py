@@ -127,6 +127,7 @@ def chosen_runs(con, corpus, tuning_corpus):
     )
 
 
+@pytest.mark.slow
 def test_hand_case_leave_one_out_worked_by_hand(hand):
     con, _ = hand
     # t1: a's nsubj DEA without t1 is 1/1, b's 0/1, c's has no nsubj edge left: its overall 0/2.
@@ -150,6 +151,7 @@ def test_hand_case_leave_one_out_worked_by_hand(hand):
     assert c_row == (4, 1, 0.25)  # t2 missing counts as unmatched
 
 
+@pytest.mark.slow
 def test_hand_case_tuned_on_a_reversed_corpus_chooses_wrong(hand):
     con, _ = hand
     # Learned on `tune`, a looks good at amod and b at nsubj: every choice with an edge is wrong.
@@ -227,6 +229,7 @@ def assert_same(got, want, where):
             assert got[key] == value, (where, key, got[key], value)
 
 
+@pytest.mark.slow
 def test_hand_case_equals_the_reference(hand):
     con, root = hand
     trees, target = reference_runs(con, "target", root / "target.conllu")
@@ -257,6 +260,7 @@ def demo(tmp_path_factory):
     con.close()
 
 
+@pytest.mark.slow
 def test_demo_equals_the_reference(demo):
     en_trees, en = reference_runs(demo, "en_ewt_demo", DEMO_TREEBANKS / "en_ewt_demo.conllu")
     fr_trees, fr = reference_runs(demo, "fr_gsd_demo", DEMO_TREEBANKS / "fr_gsd_demo.conllu")
@@ -268,6 +272,7 @@ def test_demo_equals_the_reference(demo):
     assert demo.execute("select count(*) from ensemble_selection").fetchone()[0] == 3
 
 
+@pytest.mark.slow
 def test_demo_ensemble_beats_every_single_run_below_the_oracle(demo):
     """What the README's worked analysis says: on English, choosing by per-relation DEA beats the
     best single run (the Hall & Nemec baseline) on DEA and BLEU."""
@@ -307,6 +312,7 @@ def test_demo_ensemble_beats_every_single_run_below_the_oracle(demo):
     assert f"it drops to {tuned:.3f}, below the best single run" in readme
 
 
+@pytest.mark.slow
 def test_every_column_is_documented_with_its_type(demo):
     documented = {}
     for model in yaml.safe_load((DBT_PROJECT_DIR / "models" / "marts" / "_ensemble.yml").read_text())["models"]:

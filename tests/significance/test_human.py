@@ -133,6 +133,7 @@ def test_a_reload_drops_exactly_the_judgments_of_changed_or_missing_texts(reload
     )
 
 
+@pytest.mark.slow
 def test_sentence_scores_carry_only_judgments_of_the_current_text(reloaded):
     wh, sent_ids = reloaded["wh"], reloaded["sent_ids"]
     if main(reloaded["argv"]) != 0:  # the previous test may not have run (-k)

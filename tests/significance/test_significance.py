@@ -152,6 +152,7 @@ def test_quantile_cont_is_duckdbs_to_the_bit():
         assert got[1:].tolist() == expected[1:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("b", [SWAPS, "demo/en_ewt_demo/perturb/random", "demo/en_ewt_demo/baseline/hall_nemec"])
 def test_pairs_of_whole_runs_equal_the_reference(con, b):
     a_stats, b_stats = statistics(con, GOLD), statistics(con, b)
@@ -165,6 +166,7 @@ def test_pairs_of_whole_runs_equal_the_reference(con, b):
         assert_same(got, paired_test(a, bb, metric), (b, metric))
 
 
+@pytest.mark.slow
 def test_a_pair_with_missing_sentences_uses_the_common_sentences(con):
     """swaps_partial lacks a third of the sentences: the pair's own draws over the common list."""
     a_stats, b_stats = statistics(con, GOLD), statistics(con, PARTIAL)
@@ -179,6 +181,7 @@ def test_a_pair_with_missing_sentences_uses_the_common_sentences(con):
         assert_same(mart_row(con, PARTIAL, GOLD, metric), want, metric)
 
 
+@pytest.mark.slow
 def test_identical_runs_give_p_one_and_no_winner(con):
     rows = con.execute(
         "select metric, delta, p_value, p_value_ar, winner from pairwise_significance "
@@ -189,6 +192,7 @@ def test_identical_runs_give_p_one_and_no_winner(con):
     assert all(r[1:] == (0.0, 1.0, 1.0, None) for r in rows), rows
 
 
+@pytest.mark.slow
 def test_a_run_beats_its_degraded_copy_and_both_orders_agree(con):
     for metric in ("corpus_bleu", "dea", "bleu_mean"):
         ab, ba = mart_row(con, GOLD, SWAPS, metric), mart_row(con, SWAPS, GOLD, metric)
@@ -198,6 +202,7 @@ def test_a_run_beats_its_degraded_copy_and_both_orders_agree(con):
         assert math.isclose(ba["ci_low"], -ab["ci_high"], rel_tol=1e-12)
 
 
+@pytest.mark.slow
 def test_every_pair_of_a_corpus_has_a_row(con):
     runs = con.execute("select corpus, count(*) from staging.stg_submissions group by all").fetchall()
     pairs = dict(
@@ -208,6 +213,7 @@ def test_every_pair_of_a_corpus_has_a_row(con):
     assert pairs == {corpus: k * (k - 1) for corpus, k in runs}
 
 
+@pytest.mark.slow
 def test_submission_intervals_equal_the_reference(con):
     for submission_id in (GOLD, SWAPS, PARTIAL):
         sentences = [s for _, s in sorted(statistics(con, submission_id).items())]
@@ -224,6 +230,7 @@ def test_submission_intervals_equal_the_reference(con):
             assert low < high or submission_id == GOLD  # gold keeps every edge: DEA 1 in every sample
 
 
+@pytest.mark.slow
 def test_the_readme_worked_analysis_is_what_the_demo_gives(con):
     """README's "Is A better than B, where, and why" quotes these figures of the demo; the two runs
     added by the fixture change none of them (pairs, buckets and examples are per run or pair)."""
@@ -274,6 +281,7 @@ def test_the_readme_worked_analysis_is_what_the_demo_gives(con):
     assert output.startswith("I doubt the few very who read actually my blog have yet come not across this")
 
 
+@pytest.mark.slow
 def test_docs_marts_names_every_column_metric_and_dimension(con):
     """docs/marts.md is the public interface of these marts: every column the build makes is named
     there (the score means of bucket_scores as `<score>_mean`), and so is every metric and dimension."""
@@ -322,6 +330,7 @@ def bucket_of(value, bounds):
     return max(k for k, lower in enumerate(bounds, start=1) if value >= lower)
 
 
+@pytest.mark.slow
 def test_sentence_length_buckets_equal_nltk_and_the_reference(con, demo_sentences):
     bounds = [0, 6, 11, 21, 41]
     hyps, refs, edges = defaultdict(list), defaultdict(list), defaultdict(lambda: [0, 0])
@@ -347,6 +356,7 @@ def test_sentence_length_buckets_equal_nltk_and_the_reference(con, demo_sentence
         assert dea_value == (matched / n_edges if n_edges else None)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "dimension, bounds, labels",
     [
@@ -393,6 +403,7 @@ def test_tree_shape_buckets_equal_the_reference(con, demo_sentences, dimension, 
         assert dea_value == (matched / n_edges if n_edges else None)
 
 
+@pytest.mark.slow
 def test_relation_and_word_frequency_buckets(con, demo_sentences):
     """en_ewt_demo is the only English treebank loaded, so it is the frequency treebank."""
     relation_count, lemma_count = Counter(), Counter()
@@ -435,6 +446,7 @@ def sentence_bleu_of(tree, out):
     return sentence_bleu([ref], out, smoothing_function=SmoothingFunction().method2)
 
 
+@pytest.mark.slow
 def test_relation_examples_are_the_sentences_with_the_most_missed_edges(con, demo_sentences):
     """A plain Python pick (docs/definitions.md "Worst examples"): per relation, the sentences
     missing an edge of it, most missed first, then the larger share missed, the lower sentence
@@ -463,6 +475,7 @@ def test_relation_examples_are_the_sentences_with_the_most_missed_edges(con, dem
     assert got == want
 
 
+@pytest.mark.slow
 def test_example_rows_carry_the_missed_edges_of_their_sentence(con):
     rows = con.execute(
         "select e.missed, len(e.missed_edges), s.dea_edges - s.dea_matched, e.edges, s.dea_edges, e.kind, "
@@ -483,6 +496,7 @@ def test_example_rows_carry_the_missed_edges_of_their_sentence(con):
     assert edge["distance"] == edge["dep_pos"] - edge["head_pos"]
 
 
+@pytest.mark.slow
 def test_subtree_examples_equal_a_python_pick_of_failing_sentences(con, demo_sentences):
     """Error mining redone in Python (tests/support/reference_mining.py, nltk sentence BLEU): per view the
     25 most suspicious subtrees (highest S(f), then the subtree), each with the FAIL sentences that
@@ -541,6 +555,7 @@ def varied(tmp_path_factory):
     connection.close()
 
 
+@pytest.mark.slow
 def test_the_significance_vars_set_the_draws_and_the_alpha(varied):
     a_stats, b_stats = statistics(varied, GOLD), statistics(varied, SWAPS)
     order = sorted(a_stats)
@@ -557,6 +572,7 @@ def test_the_significance_vars_set_the_draws_and_the_alpha(varied):
     assert got.fetchone() == pytest.approx((low, high, mean), rel=1e-12, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_the_bucket_vars_set_the_bounds_and_labels(varied, demo_sentences):
     for dimension, bounds, labels, measure in (
         ("sentence_length", [0, 10, 20], ["0-9", "10-19", "20+"], "tree_length"),
@@ -571,6 +587,7 @@ def test_the_bucket_vars_set_the_bounds_and_labels(varied, demo_sentences):
         assert [(k, label, want[k]) for k, label in enumerate(labels, start=1)] == rows
 
 
+@pytest.mark.slow
 def test_the_example_vars_set_how_many(varied):
     ranks = varied.execute("select kind, max(rank) from error_examples group by all order by kind").fetchall()
     assert ranks == [("relation", 2), ("subtree", 2)]
