@@ -2,7 +2,6 @@
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import time
@@ -14,43 +13,25 @@ import pytest
 from srlens.loaders.load import load_outputs, load_treebank
 from srlens.processing import STANZA_DIR_ENV, ProcessingError, ensure_cache_schema, process_pending, stanza_processor_id
 from srlens.processing.parse import resolve_device
-from tests.conftest import EN_EWT_TEST, SHARED
+from tests.conftest import EN_EWT_TEST
+from tests.support.stanza import (
+    CONTRACTION,
+    DOGS,
+    MODELS,
+    TWO_SENTENCES,
+    cache_rows,
+    require_models,
+    write_lines,
+    write_treebank,
+)
 
-MODELS = Path(os.environ.get(STANZA_DIR_ENV) or SHARED / "stanza")
 MODEL_FILES = ("tokenize.pt", "mwt.pt", "pos.pt", "lemma.pt", "depparse.pt")
 
-DOGS = "The dogs barked ."
-CONTRACTION = "I don't know what I'm doing."
-TWO_SENTENCES = "He left. She stayed home."
 SR_ONLY = "Cats sleep all day ."
-
-
-def require_models():
-    """The folder holding en/ (or being en/); skip on a clone without it, but never in CI."""
-    if (
-        not ((MODELS / "en" / "tokenize.pt").is_file() or (MODELS / "tokenize.pt").is_file())
-        or not EN_EWT_TEST.is_file()
-    ):
-        message = f"stanza models ({MODELS}, set {STANZA_DIR_ENV}) or en_ewt test ({EN_EWT_TEST}) not found"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return MODELS
 
 
 def en_folder():
     return MODELS / "en" if (MODELS / "en" / "tokenize.pt").is_file() else MODELS
-
-
-def write_treebank(path, n=20):
-    """The first n sentences of en_ewt test; returns their texts."""
-    blocks = EN_EWT_TEST.read_text(encoding="utf-8").split("\n\n")[:n]
-    path.write_text("\n\n".join(blocks) + "\n\n", encoding="utf-8")
-    return [line[len("# text = ") :] for block in blocks for line in block.split("\n") if line.startswith("# text = ")]
-
-
-def write_lines(path, lines):
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def connect(path):
@@ -379,18 +360,6 @@ def test_default_model_folder_is_stanzas(monkeypatch):
         pytest.skip("a language 'xx' exists in stanza's default folder")
     with pytest.raises(ProcessingError, match="'xx'.*stanza's default model folder"):
         stanza_processor_id("xx")
-
-
-def cache_rows(warehouse):
-    """Every column of both cache tables but parsed_at, in a fixed order."""
-    con = connect(warehouse)
-    try:
-        return (
-            con.execute("select * from cache.parsed_words order by text_hash, word_idx").fetchall(),
-            con.execute("select * exclude (parsed_at) from cache.parsed_texts order by text_hash").fetchall(),
-        )
-    finally:
-        con.close()
 
 
 @pytest.mark.slow

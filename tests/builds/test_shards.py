@@ -17,7 +17,7 @@ from srlens.cli import main
 from srlens.loaders.load import load_outputs, load_treebank
 from srlens.processing import process_pending
 from srlens.processing.shards import in_shard
-from tests.builds.test_processing import (
+from tests.support.stanza import (
     CONTRACTION,
     DOGS,
     TWO_SENTENCES,

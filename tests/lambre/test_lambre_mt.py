@@ -737,7 +737,7 @@ def test_report_views_and_status_name_the_parser(mt, con):
 @pytest.mark.slow
 def test_the_report_shows_the_trends_once_and_lists_them(mt, con, tmp_path):
     from srlens.report import write_report
-    from tests.report.test_report import Page, as_dicts
+    from tests.support.html_page import Page, as_dicts
 
     write_report(mt[0], tmp_path / "report")
     text = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")

@@ -13,8 +13,8 @@ import pytest
 
 from srlens.build import build
 from srlens.loaders.load import load_outputs, load_treebank
-from tests.builds.test_processing import require_models
 from tests.conftest import EN_EWT_TEST, SHARED
+from tests.support.stanza import require_models
 
 pytestmark = pytest.mark.slow  # stanza
 
