@@ -23,13 +23,16 @@ build: venv
 	$(BIN)/srlens --warehouse $(WAREHOUSE) load-demo
 	$(BIN)/srlens --warehouse $(WAREHOUSE) build --processor aligned
 
+# Two processes (pytest-xdist); a module's tests stay in one of them, so its own build is made once.
+PYTEST_PROCESSES := -n 2 --dist loadfile
+
 # The quick tier: every feature, command and mart on one shared build (tests/README.md).
 test: venv
-	$(BIN)/pytest -m "not slow"
+	$(BIN)/pytest $(PYTEST_PROCESSES) -m "not slow"
 
 # Both tiers: the quick one and the slow one (own builds, crash loops, stanza, Chromium, wheel, fuzz).
 test-all: venv
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PROCESSES)
 
 # ruff for the Python, sqlfluff for the dbt models (config: pyproject.toml, .sqlfluff).
 lint: venv
