@@ -249,6 +249,7 @@ def test_leftovers_are_removed_only_when_their_build_is_dead(tmp_path, capsys):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.slow  # dbt several times
 def test_dbt_ends_with_the_file_closed_and_its_own_exit_codes(tmp_path):
     """srlens.dbt_main ends dbt's process without tearing the interpreter down, but only after the
     exit handlers: DuckDB's file is closed and checkpointed (no WAL is left to lose at the swap)."""

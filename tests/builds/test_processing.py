@@ -249,6 +249,7 @@ def link_models(folder, files=MODEL_FILES):
     return folder
 
 
+@pytest.mark.slow  # stanza
 def test_processor_id_and_model_folder_rule(tmp_path, monkeypatch):
     require_models()
     monkeypatch.delenv(STANZA_DIR_ENV, raising=False)
@@ -277,6 +278,7 @@ def test_processor_id_and_model_folder_rule(tmp_path, monkeypatch):
         stanza_processor_id("en", tmp_path / "partial")
 
 
+@pytest.mark.slow  # stanza
 def test_models_in_stanza_download_layout(tmp_path, monkeypatch):
     """With no folder configured, stanza's own folder (STANZA_RESOURCES_DIR) is read as stanza.download
     fills it: resources.json's default package, files under <lang>/<processor>/<package>.pt."""

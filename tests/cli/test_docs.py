@@ -102,6 +102,7 @@ def test_the_docs_site_is_one_offline_page(built_warehouse, tmp_path):
     assert "Content-Security-Policy" in html and "default-src 'none'" in html
 
 
+@pytest.mark.slow  # dbt docs twice
 def test_a_second_docs_run_replaces_its_page_only(built_warehouse, tmp_path):
     out = tmp_path / "site"
     out.mkdir()  # an empty folder is taken
@@ -119,6 +120,7 @@ def test_docs_need_a_built_warehouse(tmp_path):
         write_docs(warehouse, tmp_path / "docs")
 
 
+@pytest.mark.slow  # dbt's data tests on copies
 def test_the_key_tests_fail_on_a_duplicate_and_on_a_null_key(built_warehouse, tmp_path):
     """unique_key is one query per key that sees a duplicate whose nullable part is NULL and a NULL in
     a key column, and a duplicate of a string key among the mining marts' thousands of rows (it groups

@@ -689,6 +689,7 @@ def test_the_compiled_distance_and_the_kept_patterns_choose_the_same_alignment_a
     assert units_edit_counts([]) == []
 
 
+@pytest.mark.slow  # exhaustive: minutes of CPU
 def test_a_common_prefix_changes_no_count_of_the_plain_dp():
     # _units_edit_counts strips it before aligning: every pair over three tokens up to length 6.
     for n, m in itertools.product(range(7), repeat=2):
