@@ -1,4 +1,4 @@
-# srlens: `make build` gives a built demo warehouse, `make test` the whole test suite.
+# srlens: `make build` gives a built demo warehouse, `make test` the quick tests, `make test-all` all of them.
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
@@ -7,7 +7,7 @@ WAREHOUSE ?= warehouse/srlens.duckdb
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DO_NOT_TRACK := 1
 
-.PHONY: venv build test lint report clean
+.PHONY: venv build test test-all lint report clean
 
 venv: $(VENV)/.installed
 
@@ -23,8 +23,16 @@ build: venv
 	$(BIN)/srlens --warehouse $(WAREHOUSE) load-demo
 	$(BIN)/srlens --warehouse $(WAREHOUSE) build --processor aligned
 
+# Two processes (pytest-xdist); a module's tests stay in one of them, so its own build is made once.
+PYTEST_PROCESSES := -n 2 --dist loadfile
+
+# The quick tier: every feature, command and mart on one shared build (tests/README.md).
 test: venv
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_PROCESSES) -m "not slow"
+
+# Both tiers: the quick one and the slow one (own builds, crash loops, stanza, Chromium, wheel, fuzz).
+test-all: venv
+	$(BIN)/pytest $(PYTEST_PROCESSES)
 
 # ruff for the Python, sqlfluff for the dbt models (config: pyproject.toml, .sqlfluff).
 lint: venv

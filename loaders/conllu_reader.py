@@ -11,7 +11,7 @@ sentence.
 Two readers share this: a fast one (_read_whole_file), which handles the whole file at once with str
 methods and list operations in C, and the line parser (read_conllu_lines), which names the problem. The
 fast one only decides "valid": on anything it does not accept it returns None and the line parser reads
-the file, so every error is the line parser's. tests/test_loaders.py and tests/attack check that both
+the file, so every error is the line parser's. tests/loaders/test_loaders.py and tests/attack check that both
 give the same Treebank, or the same error.
 """
 

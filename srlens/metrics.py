@@ -1,6 +1,6 @@
 """srlens.metrics: the warehouse's sentence-level figures as pure Python functions over one sentence.
 
-Each function gives what `srlens build` stores for the same sentence (tests/test_metrics.py checks
+Each function gives what `srlens build` stores for the same sentence (tests/metrics/test_metrics.py checks
 them against the marts of the demo), without a warehouse:
 
 * `tree_metrics(reference)`: SPEC section 1 (sentence_complexity);

@@ -1,6 +1,7 @@
 """Shared fixtures: real treebanks from ../shared, real DuckDB files, real dbt builds."""
 
 import os
+import shutil
 import signal
 from pathlib import Path
 
@@ -73,6 +74,32 @@ def built_warehouse(tmp_path_factory):
     load_demo(warehouse)
     build(warehouse, echo=False, processor="aligned")
     return warehouse
+
+
+@pytest.fixture(scope="session")
+def demo_treebank(tmp_path_factory):
+    """A warehouse with the demo's English treebank (en_ewt_demo) and nothing else."""
+    warehouse = tmp_path_factory.mktemp("loaded") / "w.duckdb"
+    load_treebank(warehouse, REPO / "demo" / "data" / "treebanks" / "en_ewt_demo.conllu", "en_ewt_demo")
+    return warehouse
+
+
+@pytest.fixture
+def demo_wh(demo_treebank, tmp_path):
+    """A fresh copy of `demo_treebank`, for a test that may change it."""
+    copy = tmp_path / "w.duckdb"
+    shutil.copy(demo_treebank, copy)
+    return copy
+
+
+@pytest.fixture
+def reference_free_wh(demo_wh, capsys):
+    """demo_wh with the reference-free corpus mt (one run, loaded with --no-reference)."""
+    from tests.support.commands import RUNS, cli
+
+    argv = ["load-outputs", RUNS / "swaps.sr.txt", "--corpus", "mt", "--team", "t", "--run", "r", "--no-reference"]
+    assert cli(capsys, "--warehouse", demo_wh, *argv, "--language", "en")[0] == 0
+    return demo_wh
 
 
 @pytest.fixture(scope="session")

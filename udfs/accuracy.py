@@ -512,7 +512,7 @@ def _units_edit_counts(a, a_start, n, b, b_start, m, shared) -> np.ndarray:
     # stripped programme's cell minus p (d[p][j] = (j - p)k - p = d'[0][j - p] - p), and so for all
     # i, j >= p; the backtrace is the stripped one until it reaches row or column p, and from
     # (p, p + j') the optimal rest is j' insertions and p matches, which inserts out[p:p + j'] whatever
-    # words are matched (also checked exhaustively in tests/test_accuracy.py). Each stripped pair
+    # words are matched (also checked exhaustively in tests/metrics/test_accuracy.py). Each stripped pair
     # adds 1 to min(count in a, count in b) of its token.
     prefix, suffix = _common_ends(a, a_start, n, b, b_start, m)
     n, m, shared = n - prefix - suffix, m - prefix - suffix, shared - prefix - suffix

@@ -392,7 +392,7 @@ def align(text, sentence, vocabulary):
 
 def _align(text, sentence, vocabulary, fast=True):
     """align() as two lists: the forms of the words and their word ids. fast=False leaves out
-    the fast path (_plain_words), which must not change the words (tests/test_aligned.py)."""
+    the fast path (_plain_words), which must not change the words (tests/builds/test_aligned.py)."""
     chunks, keys = _chunks(text)
     plain = _plain_words(chunks, keys, sentence, vocabulary) if fast else None
     if plain is not None:

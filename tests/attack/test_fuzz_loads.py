@@ -1,16 +1,20 @@
 """Fuzzing the loaders: 1,000 distinct seeded mutants of CoNLL-U and sr files into one real warehouse.
 
 No mutant may crash a load (only LoadError), a refused one must leave the warehouse byte-identical,
-and an accepted one must load exactly the sentences of the file (tests/attack/mutants.py has the
-mutations and the independent oracle). SRLENS_FUZZ_SEED picks another series; bench/fuzz_loads.py
+and an accepted one must load exactly the sentences of the file (tests/support/mutants.py has the
+mutations and the independent oracle). SRLENS_FUZZ_SEED picks another series; `python -m tests.attack.fuzz_loads`
 runs many more.
 """
 
 import os
 
+import pytest
+
 from srlens.loaders.conllu_reader import _read_whole_file, read_conllu_lines, read_text
 from srlens.loaders.errors import LoadError
-from tests.attack.mutants import Fuzzer, make_mutant
+from tests.support.mutants import Fuzzer, make_mutant
+
+pytestmark = pytest.mark.slow  # the load fuzz: thousands of loads
 
 MUTANTS = 1000
 FIRST_SEED = int(os.environ.get("SRLENS_FUZZ_SEED", "0"))
