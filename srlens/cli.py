@@ -285,7 +285,8 @@ def parser():
         help="how output sentences become words: 'stanza' parses them (needs stanza models; "
         "SPEC section 6), 'aligned' maps each token to the reference word of the same form "
         "and needs no model (word-order studies, outputs made of the reference words). "
-        f"Default: ${PROCESSOR_ENV}, else stanza",
+        f"Default: ${PROCESSOR_ENV}, else the last build's, else stanza where it is installed with models, "
+        "else aligned (the build's first line says which and why)",
     )
     add_stanza_dir(c, tail="; see README")
     c.add_argument(
