@@ -160,10 +160,10 @@ def build(
     # The real path: every name of the file must lead to the same lock and the same work files.
     with writer_lock(warehouse) as warehouse:
         processor, why = choose_processor(warehouse, processor, stanza_dir)
-        if echo:
-            print(f"srlens: processor {processor}: {why}", file=sys.stderr, flush=True)
-        if processor == "stanza":  # before anything is copied or parsed
+        if processor == "stanza":  # the one line of a build that cannot run, before anything is done
             processing.require_stanza(f"a stanza build ({why})")
+        if echo:  # the build's first line
+            print(f"srlens: processor {processor}: {why}", file=sys.stderr, flush=True)
         files = BuildFiles(warehouse)
         files.clear_dead_build()
         files.check_one_file_system()

@@ -33,8 +33,11 @@ def run(cmd, cwd, env=None):
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
-    """The sdist, unpacked, built into a wheel: what `pip install srlens` from an sdist gives."""
-    out = tmp_path_factory.mktemp("dist")
+    return build_wheel(tmp_path_factory.mktemp("dist"))
+
+
+def build_wheel(out):
+    """The sdist, unpacked, built into a wheel in `out`: what `pip install srlens` from an sdist gives."""
     run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", out], cwd=REPO)
     (sdist,) = out.glob("srlens-*.tar.gz")
     with tarfile.open(sdist) as archive:
