@@ -142,22 +142,25 @@ def wheelhouse(tmp_path_factory):
 
 @pytest.mark.slow
 def test_a_plain_install_has_no_torch_and_builds_the_demo_with_aligned(wheel, wheelhouse, tmp_path):
-    venv = tmp_path / "venv"
-    run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=tmp_path)
-    python, srlens = venv / "bin" / "python", venv / "bin" / "srlens"
-    # --isolated: no pip configuration of this machine (its indexes, links, constraints); only the wheelhouse
-    pip = [sys.executable, "-m", "pip", "--python", python, "--isolated", "install", "--quiet", "--no-index"]
-    run([*pip, "--find-links", wheelhouse, wheel], cwd=tmp_path)
-    absent = "import importlib.util as u; print([m for m in ('torch', 'stanza', 'nltk') if u.find_spec(m)])"
-    assert run([python, "-c", absent], cwd=tmp_path).strip() == "[]"
-    plain_size = tree_size(venv)
-
+    # a user's environment: none of this checkout's settings (PYTHONPATH would import the checkout)
     env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("SRLENS_", "DBT_")) and k not in ("PYTHONPATH", "DO_NOT_TRACK", "VIRTUAL_ENV")
     }
     env["SRLENS_CACHE_DIR"] = os.environ["SRLENS_CACHE_DIR"]  # the suite's own (conftest), not the user's
+    venv = tmp_path / "venv"
+    run([sys.executable, "-m", "venv", "--without-pip", venv], cwd=tmp_path)
+    python, srlens = venv / "bin" / "python", venv / "bin" / "srlens"
+    # --isolated: no pip configuration of this machine (its indexes, links, constraints); only the wheelhouse
+    pip = [sys.executable, "-m", "pip", "--python", python, "--isolated", "install", "--quiet", "--no-index"]
+    run([*pip, "--find-links", wheelhouse, wheel], cwd=tmp_path, env=env)
+    absent = "import importlib.util as u; print([m for m in ('torch', 'stanza', 'nltk') if u.find_spec(m)])"
+    assert run([python, "-c", absent], cwd=tmp_path, env=env).strip() == "[]"
+    where = run([python, "-c", "import srlens; print(srlens.__file__)"], cwd=tmp_path, env=env).strip()
+    assert Path(where).is_relative_to(venv), where  # the wheel's srlens, not this checkout's
+    plain_size = tree_size(venv)
+
     warehouse = tmp_path / "demo" / "srlens.duckdb"
     at = ["--warehouse", warehouse]
     run([srlens, *at, "load-demo"], cwd=tmp_path, env=env)
@@ -187,8 +190,8 @@ def test_a_plain_install_has_no_torch_and_builds_the_demo_with_aligned(wheel, wh
     assert not (tmp_path / "shard.parquet").exists()
 
     # The extra, from the same wheelhouse: stanza and torch (the lock's CPU build) come in.
-    run([*pip, "--find-links", wheelhouse, f"srlens[stanza] @ {wheel.as_uri()}"], cwd=tmp_path)
-    assert run([python, "-c", absent], cwd=tmp_path).strip() == "['torch', 'stanza']"
+    run([*pip, "--find-links", wheelhouse, f"srlens[stanza] @ {wheel.as_uri()}"], cwd=tmp_path, env=env)
+    assert run([python, "-c", absent], cwd=tmp_path, env=env).strip() == "['torch', 'stanza']"
     full_size = tree_size(venv)
     print(f"\nvenv without pip: {plain_size / 1e6:.0f} MB plain, {full_size / 1e6:.0f} MB with srlens[stanza]")
     assert plain_size < full_size / 2  # torch is most of an environment
