@@ -292,7 +292,7 @@ def _refuse_reference_free(con, path, corpus):
 
 
 def _match(path, run_file, reference, allow_partial):
-    """Pair run sentences with reference sentences, never by a guess (README, "How a run is matched").
+    """Pair run sentences with reference sentences, never by a guess (docs/loading.md, "How a run is matched").
 
     By sent_id when the run carries ids of the treebank: then every sentence must carry one, once.
     By order when it carries none of them: then the counts must be equal. Anything between is an error.

@@ -39,6 +39,7 @@ from srlens.children import die_with_parent
 from srlens.dbt_main import ARGUMENTS_ON_STDIN
 from srlens.loaders.store import beside, build_copy, connect, ensure_raw_schema, stop_point, utc_now, writer_lock
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
+from srlens.processing.cache import CORPUS_LANGUAGES_SQL
 from srlens.sandbox import identifier
 from srlens.signature import signature
 
@@ -146,20 +147,23 @@ def build(
     """Process new outputs, run `dbt build` (models and their tests), swap the result in on success.
 
     processor: 'stanza' (parse outputs; SPEC section 6) or 'aligned' (no model: map output tokens
-    to reference words by form); default $SRLENS_PROCESSOR, else stanza.
+    to reference words by form); default $SRLENS_PROCESSOR, else the last build's, else for a new
+    warehouse stanza where it is installed with models, aligned otherwise (choose_processor).
     device: where stanza parses, auto (cuda where torch sees a GPU), cpu or cuda (processing/parse.py).
     dbt_vars: parameters of the marts (srlens/build_vars.py), checked before anything is done.
     The build is incremental when only runs were loaded since the last one (see `base_state`);
     full_refresh forces every model to be rebuilt from scratch.
     """
     dbt_vars = build_vars.check(dbt_vars)  # before anything: a refused var changes nothing
-    processor = processor or os.environ.get(PROCESSOR_ENV) or "stanza"
-    if processor not in PROCESSORS:
-        raise BuildError(f"unknown processor {processor!r} (one of {', '.join(PROCESSORS)})")
     # resolved: dbt runs in the warehouse's work folder (started_dbt)
     project_dir = Path(project_dir or os.environ.get("SRLENS_DBT_PROJECT") or DBT_PROJECT_DIR).resolve()
     # The real path: every name of the file must lead to the same lock and the same work files.
     with writer_lock(warehouse) as warehouse:
+        processor, why = choose_processor(warehouse, processor, stanza_dir)
+        if processor == "stanza":  # the one line of a build that cannot run, before anything is done
+            processing.require_stanza(f"a stanza build ({why})")
+        if echo:  # the build's first line
+            print(f"srlens: processor {processor}: {why}", file=sys.stderr, flush=True)
         files = BuildFiles(warehouse)
         files.clear_dead_build()
         files.check_one_file_system()
@@ -219,6 +223,40 @@ def build(
             f"at most {processing.max_words()} words (sentence_scores.processing_status = 'chunked')",
             file=sys.stderr,
         )
+
+
+def choose_processor(warehouse, processor=None, stanza_dir=None):
+    """(processor, why): the one asked for (--processor, else $SRLENS_PROCESSOR), else the last build's,
+    else, for a warehouse never built, stanza where it is installed and has models for the language of
+    every corpus, and aligned otherwise. A build keeps its processor: switching would change figures."""
+    if processor or os.environ.get(PROCESSOR_ENV):
+        why = f"--processor {processor}" if processor else f"${PROCESSOR_ENV}"
+        processor = processor or os.environ[PROCESSOR_ENV]
+        if processor not in PROCESSORS:
+            raise BuildError(f"unknown processor {processor!r} from {why} (one of {', '.join(PROCESSORS)})")
+        return processor, f"asked by {why}"
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        built = con.execute(
+            "select count(*) from duckdb_tables() where schema_name = 'meta' and table_name = 'builds'"
+        ).fetchone()[0]
+        last = built and con.execute("select processor from meta.builds order by started_at desc limit 1").fetchone()
+        languages = con.execute(f"select distinct language from ({CORPUS_LANGUAGES_SQL}) order by 1").fetchall()
+    finally:
+        con.close()
+    if last:
+        return last[0], "the last build's; --processor changes it"
+    if not processing.stanza_installed():
+        return "aligned", f"a new warehouse, and stanza is not installed ({processing.STANZA_EXTRA} to parse outputs)"
+    if not languages:
+        return "aligned", "a new warehouse with no corpus yet (--processor stanza to parse outputs)"
+    for (language,) in languages:
+        try:
+            processing.resolve_models(language, stanza_dir)
+        except processing.ProcessingError:
+            return "aligned", f"a new warehouse, and stanza has no models for language '{language}' (--stanza-dir)"
+    names = ", ".join(lang for (lang,) in languages)
+    return "stanza", f"a new warehouse, and stanza is installed with models for {names}"
 
 
 class BuildFiles:

@@ -88,7 +88,7 @@ def _name_list(value):
 class Var:
     name: str
     default: object
-    accepts: str  # what the var takes, for errors and the README
+    accepts: str  # what the var takes, for errors and docs/building.md
     check: Callable[[object], object]  # the value to pass to dbt, or None when refused
     meaning: str
     set_by: str = ""  # srlens build sets it itself, from this
@@ -292,7 +292,7 @@ def check(given):
             close = difflib.get_close_matches(name, names, n=1)
             hint = f"did you mean {close[0]}? " if close else ""
             raise VarError(
-                f"unknown --var {name!r}: {hint}the parameters are {', '.join(names)} (README: Build parameters)"
+                f"unknown --var {name!r}: {hint}the parameters are {', '.join(names)} (docs/building.md: Build parameters)"
             )
         if var.set_by:
             raise VarError(f"--var {name} is set by srlens build itself (from {var.set_by})")

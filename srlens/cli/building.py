@@ -55,9 +55,10 @@ def add_build(sub):
         help="how output sentences become words: 'stanza' parses them (needs stanza models; "
         "SPEC section 6), 'aligned' maps each token to the reference word of the same form "
         "and needs no model (word-order studies, outputs made of the reference words). "
-        f"Default: ${PROCESSOR_ENV}, else stanza",
+        f"Default: ${PROCESSOR_ENV}, else the last build's, else stanza where it is installed with models, "
+        "else aligned (the build's first line says which and why)",
     )
-    add_stanza_dir(c, tail="; see README")
+    add_stanza_dir(c, tail="; see docs/building.md")
     c.add_argument(
         "--device",
         choices=DEVICES,
@@ -73,7 +74,7 @@ def add_build(sub):
         type=parse_var,
         help="set a parameter of the marts ("
         + ", ".join(v.name for v in build_vars.user_vars())
-        + "; README: Build parameters); VALUE is read as JSON when it parses, else as text, "
+        + "; docs/building.md: Build parameters); VALUE is read as JSON when it parses, else as text, "
         "and must be of the parameter's type and range; repeat for several. "
         "Example: --var mining_quantile=0.1 --var 'lambre_rule_corpora={\"en\": \"en_ewt_train\"}'",
     )
@@ -94,7 +95,7 @@ def add_parse(sub):
         "text's shard is set by its sha256), with the warehouse opened read-only, and write "
         "their parse-cache rows to OUT.parquet (a temporary file, renamed when done). Run the N "
         "shards anywhere the warehouse and the models can be read, then merge them with "
-        "load-parses. Example (a SLURM array, README): srlens parse --shard "
+        "load-parses. Example (a SLURM array, docs/building.md): srlens parse --shard "
         "$SLURM_ARRAY_TASK_ID/8 parses/$SLURM_ARRAY_TASK_ID.parquet",
     )
     c.add_argument(

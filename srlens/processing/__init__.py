@@ -26,11 +26,14 @@ from srlens.processing.cache import (
 from srlens.processing.models import (
     DEFAULT_MAX_WORDS,
     MAX_WORDS_ENV,
+    STANZA_EXTRA,
     ModelSpec,
     ProcessingError,
     max_words,
+    require_stanza,
     resolve_models,
     stanza_default_dir,
+    stanza_installed,
     stanza_processor_id,
 )
 from srlens.processing.parse import THREADS_ENV, doc_rows, load_pipeline, split_words
@@ -42,6 +45,7 @@ __all__ = [
     "DEFAULT_MAX_WORDS",
     "MAX_WORDS_ENV",
     "STANZA_DIR_ENV",
+    "STANZA_EXTRA",
     "TEXTS_SCHEMA",
     "THREADS_ENV",
     "WORDS_SCHEMA",
@@ -52,8 +56,10 @@ __all__ = [
     "load_pipeline",
     "max_words",
     "process_pending",
+    "require_stanza",
     "resolve_models",
     "split_words",
     "stanza_default_dir",
+    "stanza_installed",
     "stanza_processor_id",
 ]

@@ -31,6 +31,7 @@ by (path, size, mtime).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 from dataclasses import dataclass, field
@@ -82,8 +83,6 @@ def stanza_default_dir() -> Path:
     """stanza.resources.common.DEFAULT_MODEL_DIR without STANZA_RESOURCES_DIR, computed as stanza does
     but without importing stanza (that imports torch: seconds, even to report a missing model)."""
     try:
-        import importlib.util  # noqa: PLC0415
-
         from platformdirs import user_cache_dir  # noqa: PLC0415
 
         package = importlib.util.find_spec("stanza")
@@ -119,6 +118,7 @@ def how_to_get_models(language):
 
 def resolve_models(language, model_dir=None, needed_by="") -> ModelSpec:
     """The model files for `language` by the folder rule of the module docstring; never downloads."""
+    require_stanza()  # models are of no use without it (and stanza's own folder needs its version)
     base, origin = _model_base(model_dir)
     problem = _find_models(language, base)
     if isinstance(problem, ModelSpec):
@@ -216,7 +216,26 @@ def _file_digest(path):
     return _digests[key]
 
 
+# stanza and torch are the extra `srlens[stanza]`: the rest of srlens runs without them.
+STANZA_EXTRA = "pip install 'srlens[stanza]'"
+
+
+def stanza_installed():
+    """Whether stanza can be imported, found without importing it (that imports torch: seconds)."""
+    return importlib.util.find_spec("stanza") is not None
+
+
+def require_stanza(what="parsing output texts"):
+    """Refuse, in one line naming the extra, what needs stanza when it is not installed."""
+    if not stanza_installed():
+        raise ProcessingError(
+            f"{what} needs stanza, which is not installed: {STANZA_EXTRA} "
+            "(or build with --processor aligned, which needs no model)"
+        )
+
+
 def stanza_version():
+    require_stanza()
     return metadata.version("stanza")  # without importing stanza (and torch)
 
 

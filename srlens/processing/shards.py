@@ -8,7 +8,7 @@ text_hash, as a number, are K-1 modulo N: a text's shard depends on nothing
 else, so shards computed against different states of the warehouse never
 overlap, and N shards cover every pending text. Any scheduler can run the N
 commands anywhere the warehouse file and the models can be read (a SLURM array:
-README); each writes its file atomically (a temporary file, renamed).
+docs/building.md); each writes its file atomically (a temporary file, renamed).
 
 The file holds one row per text: the columns of cache.parsed_texts, and
 `parsed_words`, the text's rows of cache.parsed_words (without text_hash and
@@ -37,7 +37,7 @@ from srlens.children import terminate_as_interrupt
 from srlens.loaders.errors import printable
 from srlens.loaders.store import is_warehouse_file, open_for_write, require_warehouse, stop_point, transaction
 from srlens.processing.cache import OUTPUT_TEXTS_SQL, TEXTS_SCHEMA, WORDS_SCHEMA, ensure_cache_schema, pending_texts
-from srlens.processing.models import MAX_WORDS_ENV, ProcessingError, max_words, spec_id
+from srlens.processing.models import MAX_WORDS_ENV, ProcessingError, max_words, require_stanza, spec_id
 from srlens.processing.parse import resolve_device
 from srlens.processing.pending import language_models, parse_into
 
@@ -57,6 +57,7 @@ def parse_shard(warehouse, shard, shards, out, model_dir=None, device="auto", ba
     returns {"texts": parsed, "words": ..., "pending": texts pending in all shards, "device": ...}."""
     import duckdb  # noqa: PLC0415
 
+    require_stanza("srlens parse")
     out = Path(out)
     check_out(out, warehouse)
     limit = max_words()
@@ -158,6 +159,7 @@ def load_parses(warehouse, paths, model_dir=None):
     """Merge parse files into the cache, all or nothing; returns (texts added, texts already cached)."""
     import duckdb  # noqa: PLC0415
 
+    require_stanza("srlens load-parses (it checks the files' processor ids)")
     tables = {str(Path(p)): None for p in paths}  # a file named twice is read once
     for path in tables:
         tables[path] = read_file(path)

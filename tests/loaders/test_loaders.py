@@ -311,7 +311,7 @@ def test_partial_run_records_missing_sentences_only_when_allowed(warehouse, tmp_
     con.close()
 
 
-# Alignment (README, "How a run is matched"): by the treebank's sent_ids, or by order, never a guess.
+# Alignment (docs/loading.md, "How a run is matched"): by the treebank's sent_ids, or by order, never a guess.
 
 
 def _treebank_text(ids):

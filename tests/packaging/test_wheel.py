@@ -12,39 +12,23 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
-import tarfile
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO, SHARED, require_shared
+from tests.support.wheel import build_wheel, run
 
 pytestmark = pytest.mark.slow  # the wheel: sdist, wheel, a fresh venv and a build in it
 
 DEMO = REPO / "demo" / "data"
 
 
-def run(cmd, cwd, env=None):
-    done = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, f"{cmd} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return done.stdout
-
-
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory):
-    """The sdist, unpacked, built into a wheel: what `pip install srlens` from an sdist gives."""
-    out = tmp_path_factory.mktemp("dist")
-    run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", out], cwd=REPO)
-    (sdist,) = out.glob("srlens-*.tar.gz")
-    with tarfile.open(sdist) as archive:
-        archive.extractall(out / "src", filter="data")
-    (source,) = (out / "src").iterdir()
-    run([sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", out], cwd=source)
-    (built,) = out.glob("srlens-*.whl")
-    return built
+    return build_wheel(tmp_path_factory.mktemp("dist"))
 
 
 def test_the_wheel_has_one_import_name_and_its_data(wheel):
