@@ -3,6 +3,7 @@ Python reading of the rule (below), on a small warehouse whose runs come in tied
 demo, and on hand-made p-values where the expected clusters are worked out by hand."""
 
 import json
+import re
 import shutil
 
 import duckdb
@@ -12,6 +13,8 @@ from srlens.build import build, run_dbt
 from srlens.demo import DEMO_MANIFEST
 from srlens.docs import last_build_vars
 from srlens.loaders.load import load_outputs, load_treebank
+from srlens.report import write_report
+from srlens.report.runs import run_file
 from tests.conftest import require_shared
 
 DEMO = DEMO_MANIFEST.parent
@@ -222,3 +225,26 @@ def test_the_reference_itself_on_the_hand_made_case():
         {k: -v for k, v in HAND_SCORES.items()}, {k: (p, -d) for k, (p, d) in tests.items()}, 0.05, True
     )
     assert flipped == HAND_WANT[0.05]
+
+
+def test_the_report_shows_the_clusters_and_each_run_its_rank_range(built_warehouse, warehouse_con, tmp_path):
+    index = write_report(built_warehouse, tmp_path / "report")
+    text = index.read_text(encoding="utf-8")
+    rows = warehouse_con.execute("""
+        select r.submission_id, s.team || '/' || s.run, r.cluster, r.rank_best, r.rank_worst, r.submissions
+        from system_rankings r join submission_scores s using (submission_id)
+        where r.corpus = 'en_ewt_demo' and r.metric = 'dea' and s.campaign = 'demo' order by r.rank""").fetchall()
+    # the overview: the English corpus's section (the first), its DEA clusters in rank order
+    english = text[text.index('id="c0-k0"') : text.index('id="c0-k1"')]
+    (listed,) = re.findall(r'<ol class="clusters" aria-label="DEA \(micro\) clusters">(.*?)</ol>', english)
+    shown = [
+        (int(c), run) for c, runs in re.findall(r'<li value="(\d+)">(.*?)</li>', listed) for run in runs.split(", ")
+    ]
+    ranges = [f"{b}" if b == w else f"{b}–{w}" for *_, b, w, _ in rows]
+    assert shown == [(c, f"{name} ({r})") for (_, name, c, *_), r in zip(rows, ranges)]
+    assert any(b != w for *_, b, w, _ in rows)  # a range, not only single ranks
+    # a run page: its rank range and cluster on DEA
+    for sid, _, cluster, best, worst, n in rows:
+        page = (index.parent / run_file(sid)).read_text(encoding="utf-8")
+        ranks = f"rank {best}" if best == worst else f"ranks {best}–{worst}"
+        assert f"DEA (micro) {ranks} of {n}, cluster {cluster}." in page, sid
