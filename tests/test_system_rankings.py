@@ -155,9 +155,10 @@ def test_the_demo_equals_the_reference(warehouse_con):
 # Hand-made tests of five runs (scores and p-values written into a copy of `tied`, then dbt runs the
 # mart alone): the expected figures are worked out from SPEC 12 by hand.
 #   score: A 0.9, B 0.8, C 0.8, D 0.6, E 0.5 (B and C tie: B first, its submission_id is smaller).
-#   p = 0.001 for A-C and for every pair of {A, B, C} x {D, E}: 7 pairs, Holm-adjusted at most
-#   (10 - 7 + 1) * 0.001 = 0.004; D-E has p = 0.02, 8th: adjusted 3 * 0.02 = 0.06, not < 0.05 (it
-#   would be without the correction); A-B and B-C have p = 0.5.
+#   p = 0.001 for A-C and for every pair of {A, B, C} x {D, E}: 7 pairs, all Holm-adjusted to
+#   10 * 0.001 = 0.01 (the running maximum from the first); D-E has p = 0.02, 8th: adjusted
+#   max(0.01, 3 * 0.02) = 0.06, not < 0.05 (it would be without the correction); A-B and B-C have
+#   p = 0.5 (adjusted 1).
 #   So A beats C (not B), and A, B, C beat D and E. No boundary after A (A ~ B) or B (B ~ C): A, B, C
 #   are cluster 1, as C, below B, is indistinguishable from B; D and E cluster 2.
 HAND_SCORES = {"A": 0.9, "B": 0.8, "C": 0.8, "D": 0.6, "E": 0.5}
