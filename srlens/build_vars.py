@@ -172,6 +172,13 @@ VARS = (
         _number_in(0, 1, True, True),
         "pairwise_significance names a winner when p_value < alpha",
     ),
+    Var(
+        "ranking_alpha",
+        0.05,
+        "a number between 0 and 1, both excluded, e.g. 0.05",
+        _number_in(0, 1, True, True),
+        "system_rankings (SPEC 12): a run is significantly better when its Holm-adjusted p < alpha",
+    ),
     *(
         Var(
             f"bucket_{dimension}",

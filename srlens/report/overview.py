@@ -40,6 +40,7 @@ from srlens.report.queries import (
     SQL_CAMPAIGN_DEA,
     SQL_CAMPAIGN_SUBTREES,
     SQL_CAMPAIGNS,
+    SQL_CLUSTERS,
     SQL_CORPUS_CORRELATIONS,
     SQL_CORPUS_DEA,
     SQL_CORPUS_STATS,
@@ -270,14 +271,35 @@ def significance_matrix(frame, runs, label):
     )
 
 
+def rank_range(best, worst):
+    return f"{best}" if best == worst else f"{best}–{worst}"
+
+
+def cluster_list(frame, label):
+    """The metric's clusters, best first: each a list item (numbered as in system_rankings) of its
+    runs with their rank ranges."""
+    items = "".join(
+        f'<li value="{cluster}">'
+        + ", ".join(f"{esc(r['submission'])} ({rank_range(r['rank_best'], r['rank_worst'])})" for r in records(part))
+        + "</li>"
+        for cluster, part in frame.groupby("cluster", sort=True)
+    )
+    return f'<ol class="clusters" aria-label="{esc(label)} clusters">{items}</ol>'
+
+
 def significance(report, scope):
     report.heading(4, "Who beats whom: paired significance", f"{scope.anchor}-sig")
     frame, sql = report.query(SQL_SIGNIFICANCE, campaign=scope.campaign, corpus=scope.corpus)
     if frame.empty:
         report.add(note("No pair of runs to compare (one run on this corpus)."), sql)
         return
+    params = {"campaign": scope.campaign, "corpus": scope.corpus}
+    clusters = report.con.execute(SQL_CLUSTERS, params).df()
     report.add(
-        "<p>Cell: the row's run minus the column's run, its 95% paired-bootstrap interval and the "
+        "<p>Clusters, as WMT publishes rankings (system_rankings): runs in one cluster are not separated "
+        "by a significant difference (paired bootstrap, Holm-corrected over the corpus's pairs); the "
+        "range after a run is the ranks it can take. "
+        "Cell: the row's run minus the column's run, its 95% paired-bootstrap interval and the "
         "bootstrap p-value (the approximate randomization p is in the tooltip). "
         '<span class="win">Green</span>: the row run is significantly better at 0.05, '
         '<span class="lose">red</span>: worse.</p>'
@@ -287,8 +309,14 @@ def significance(report, scope):
         if part.empty:
             continue
         runs = list(dict.fromkeys(part.submission_a))
-        report.add(f"<h5>{esc(label)}</h5>", significance_matrix(part, runs, label))
-    report.add(sql)
+        ranked = clusters[clusters.metric == metric]
+        report.add(
+            f"<h5>{esc(label)}</h5>",
+            cluster_list(ranked, label) if len(ranked) else "",
+            significance_matrix(part, runs, label),
+        )
+    # both queries under the one SQL block of the section
+    report.add(sql.replace("</pre>", f"</pre><pre>{esc(SQL_CLUSTERS)}</pre>", 1))
 
 
 def buckets(report, scope):

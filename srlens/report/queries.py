@@ -17,6 +17,7 @@ REQUIRED_MARTS = (
     "suspicious_subtrees_summary",
     "lambre_rule_scores",
     "pairwise_significance",
+    "system_rankings",
     "bucket_scores",
     "error_examples",
 )
@@ -163,6 +164,15 @@ where p.corpus = $corpus and sa.campaign = $campaign and sb.campaign = $campaign
 order by p.metric, sa.corpus_bleu desc, sa.rule_score desc, submission_a, sb.corpus_bleu desc, sb.rule_score desc,
          submission_b"""
 
+SQL_CLUSTERS = """\
+-- The clusters of system_rankings (SPEC 12, as WMT publishes them): runs that no significant
+-- difference (Holm-corrected paired bootstrap) separates; ranks are among all the corpus's runs.
+select r.metric, r.cluster, r.rank, s.team || '/' || s.run as submission, r.rank_best, r.rank_worst
+from system_rankings r
+join submission_scores s using (submission_id)
+where r.corpus = $corpus and s.campaign = $campaign and r.metric in ('corpus_bleu', 'dea', 'rule_score_mean')
+order by r.metric, r.rank"""
+
 SQL_BUCKETS = """\
 -- Micro DEA (lemma recall for word_frequency) of each run per bucket of each dimension (SPEC 12).
 select b.dimension, b.bucket_no, b.bucket, s.team || '/' || s.run as submission,
@@ -249,10 +259,17 @@ limit 1"""
 # run by run: one query per mart rather than one per run, which scanned the mart each time.
 
 SQL_RUNS = """\
-select submission_id, campaign, corpus, team || '/' || run as submission, sentences, missing,
-       corpus_bleu, corpus_bleu_ci_low, corpus_bleu_ci_high, dea, dea_ci_low, dea_ci_high
-from submission_scores
-order by submission_id"""
+-- with each run's rank range and cluster on corpus BLEU and DEA (system_rankings)
+select s.submission_id, s.campaign, s.corpus, s.team || '/' || s.run as submission, s.sentences, s.missing,
+       s.corpus_bleu, s.corpus_bleu_ci_low, s.corpus_bleu_ci_high, s.dea, s.dea_ci_low, s.dea_ci_high,
+       b.rank_best as corpus_bleu_rank_best, b.rank_worst as corpus_bleu_rank_worst,
+       b.cluster as corpus_bleu_cluster, b.submissions as corpus_bleu_ranked,
+       d.rank_best as dea_rank_best, d.rank_worst as dea_rank_worst, d.cluster as dea_cluster,
+       d.submissions as dea_ranked
+from submission_scores s
+left join system_rankings b on b.submission_id = s.submission_id and b.metric = 'corpus_bleu'
+left join system_rankings d on d.submission_id = s.submission_id and d.metric = 'dea'
+order by s.submission_id"""
 
 SQL_RUN_RELATIONS = """\
 -- Each run's DEA per base relation, worst first, with how many example sentences it has.

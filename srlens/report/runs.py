@@ -130,6 +130,20 @@ def example_sections(examples, submission_id):
     return "".join(out)
 
 
+def rank_sentence(run):
+    """Where the run stands among the corpus's runs on corpus BLEU and DEA (system_rankings)."""
+    parts = []
+    for metric, label in (("corpus_bleu", "BLEU (corpus)"), ("dea", "DEA (micro)")):
+        best, worst = run[f"{metric}_rank_best"], run[f"{metric}_rank_worst"]
+        if missing(best):
+            continue
+        ranks = f"rank {int(best)}" if best == worst else f"ranks {int(best)}–{int(worst)}"
+        parts.append(f"{label} {ranks} of {int(run[f'{metric}_ranked'])}, cluster {int(run[f'{metric}_cluster'])}")
+    if not parts:
+        return ""
+    return "\nRank range among the corpus's runs (Holm-corrected paired bootstrap): " + esc("; ".join(parts)) + "."
+
+
 def run_page(run, rows, corpus_href):
     """The HTML of one run's page; run is a row of SQL_RUNS, rows the run's rows of RUN_QUERIES."""
     sid = run["submission_id"]
@@ -142,7 +156,7 @@ def run_page(run, rows, corpus_href):
 <p>Submission <code>{esc(sid)}</code>: {fmt(run['sentences'])} sentences, {fmt(run['missing'])} missing.
 BLEU (corpus) {esc(interval(run['corpus_bleu'], run['corpus_bleu_ci_low'], run['corpus_bleu_ci_high']))},
 DEA (micro) {esc(interval(run['dea'], run['dea_ci_low'], run['dea_ci_high']))}
-(95% bootstrap intervals).</p>
+(95% bootstrap intervals).{rank_sentence(run)}</p>
 <nav aria-label="sections"><ul class="inline"><li><a href="#relations">weakest relations</a></li>
 <li><a href="#subtrees">suspicious subtrees</a></li><li><a href="#buckets">buckets</a></li>
 <li><a href="#examples">examples</a></li></ul></nav>
