@@ -58,7 +58,7 @@ def load_treebank(warehouse, path, corpus, language=None):
 def load_treebanks(warehouse, treebanks):
     """Load (or replace) treebanks given as (path, corpus, language or None), all in one transaction: all or
     none. One connection and one commit for all make a campaign's treebanks about twice as cheap to load
-    as one command each (docs/benchmarks.md, session 26). Returns (sentences, words) of each.
+    as one command each (docs/performance.md, "Loading"). Returns (sentences, words) of each.
 
     The first file is read before the warehouse is opened, as a single load always was; the others inside
     the transaction, each read by a thread while the previous one is inserted (DuckDB inserts without

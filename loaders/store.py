@@ -242,7 +242,7 @@ def insert_columns(con, table, columns):
     Each list is bound as one DuckDB list parameter and unnested, the columns side by side; the
     table's column types convert the values. Unlike an Arrow table, this imports neither pyarrow
     nor pandas (DuckDB imports pandas on its first Arrow scan): a load of one run costs about a
-    second less (docs/benchmarks.md, "Command line and loads (issue 18)"), and a large treebank
+    second less (docs/performance.md, "Loading"), and a large treebank
     loads as fast as through Arrow with those imports.
     """
     names = ", ".join(columns)
@@ -255,7 +255,7 @@ def insert_columns(con, table, columns):
 
 def insert_lines(con, table, constants, columns, lines, names):
     """Bulk insert of tab-separated `lines`, split by DuckDB into the columns `names`: no Python value per field,
-    which halves the cost of a treebank's insert (docs/benchmarks.md, session 26). `columns` are column lists
+    which halves the cost of a treebank's insert (docs/performance.md, "Loading"). `columns` are column lists
     as in insert_columns, one value per line; `constants` (name -> value) are the same in every row. The
     lines hold no line end, and each has len(names) fields."""
     k = len(constants)

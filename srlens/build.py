@@ -56,7 +56,7 @@ def memory_limit():
 
     3 GB keeps a campaign-size build (340,000 output sentences) within 4 GiB in all (3.7 GB, the
     Python UDFs' batches come on top) at nearly full speed: 88 s against 85 s with 6 GB
-    (docs/benchmarks.md); DuckDB spills what does not fit to a temporary folder beside the file.
+    (docs/performance.md); DuckDB spills what does not fit to a temporary folder beside the file.
     """
     if os.environ.get(MEMORY_LIMIT_ENV):
         return os.environ[MEMORY_LIMIT_ENV]
@@ -408,7 +408,7 @@ def copy_and_hold(warehouse, building):
 def free_later(fd):
     """A process that holds `fd` until its stdin is closed, and so frees the file when it exits if `fd`
     was the file's last descriptor. Freeing a file takes about a second per GB where the file system
-    is mounted with `discard` (docs/benchmarks.md, "Add one run, session 31"); the build need not wait
+    is mounted with `discard` (docs/performance.md, "Adding one run"); the build need not wait
     for it. A reader that still holds the old version keeps it, as before. None if no process could
     be started: the build then frees the file itself."""
     try:

@@ -7,11 +7,11 @@ before it copies the warehouse, whose copy then overlaps dbt's imports (no line:
 And the process ends as soon as dbt is done: the exit handlers run (dbt-duckdb's
 closes the DuckDB file, which checkpoints it; multiprocessing's removes dbt's semaphores; logging's
 flushes dbt.log), then os._exit skips tearing down the interpreter's objects, which took about a
-second of every build after dbt's last node (docs/benchmarks.md, "Add one run, session 25").
+second of every build after dbt's last node (docs/performance.md, "Adding one run").
 With --no-write-json, run_results.json is still written to $DBT_TARGET_PATH (srlens/build.py and the
 benches read it):
 srlens build passes it to skip what it never reads, manifest.json above all, which dbt writes twice
-per invocation (1.5 MB of JSON on the campaign; docs/benchmarks.md, "Add one run, session 31").
+per invocation (1.5 MB of JSON on the campaign; docs/performance.md, "Adding one run").
 """
 
 import atexit
@@ -30,7 +30,7 @@ def main(args):
         # dbt's adapter and srlens's UDFs (numpy, pyarrow): imported now, while the build copies, not
         # once dbt runs. Not scipy.stats (about a quarter of these imports): the build waits for them
         # (they outlast the copy), so it is imported by the first UDF that calls it, while dbt's other
-        # thread runs its SQL (docs/benchmarks.md, "Fixed costs of a build, session 36").
+        # thread runs its SQL (docs/performance.md, "Building").
         import dbt.adapters.duckdb  # noqa: F401
 
         import srlens.udfs.plugin  # noqa: F401

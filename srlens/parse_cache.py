@@ -2,7 +2,7 @@
 
 dbt keeps its parse of the project in target/partial_parse.msgpack of a warehouse's work folder, and
 reuses it there from the second build on. Parsing the project from scratch takes about 6 s of a first
-build (docs/benchmarks.md, "Parse cache, session 35"). This module keeps the last such file per
+build (docs/performance.md, "Building"). This module keeps the last such file per
 project folder, build vars and warehouse name in the user's cache folder, and gives it to a work folder
 that has none. dbt itself decides whether the file fits: it checks its version, the vars, the profile
 and every file of the project against what the file was made from, and parses again what changed (or

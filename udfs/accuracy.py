@@ -159,7 +159,7 @@ def _edit_counts(ref: Sequence[Hashable], out: Sequence[Hashable]) -> EditCounts
         left = row[0]
         for j in range(1, m + 1):
             # min(diagonal, up, left) spelled out: the builtin min() call costs more than the
-            # comparisons (profiled in docs/benchmarks.md)
+            # comparisons (profiled in docs/performance.md, "Scoring")
             best = prev[j - 1] + (-1 if r == out[j - 1] else k)
             up = prev[j] + k
             if up < best:
@@ -427,7 +427,7 @@ def srlens_accuracy_counts_arrow(ref_lemmas, ref_heads, out_lemmas) -> pa.Array:
     """Arrow-vectorized body of ``srlens_accuracy_counts``: one struct of counts (or NULL) per row,
     ``sentence_accuracies``' COUNT_FIELDS for lemmas already lower-cased."""
     # The objects made here (strings and bytes keys, the kept patterns) hold no reference cycles;
-    # the collector would only rescan the process's heap for them (docs/benchmarks.md, session 30).
+    # the collector would only rescan the process's heap for them (docs/performance.md, "Scoring").
     with collector_paused():
         columns = [
             c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in (ref_lemmas, ref_heads, out_lemmas)
@@ -565,7 +565,7 @@ def _moves(a, a_start, n, b, b_start, m) -> np.ndarray:
 # Moves of small units, by their pattern of equal tokens. The counts depend on which tokens are equal,
 # never on the tokens themselves, so units with the same pattern (most treelets: a few positions in
 # one of a few orders) share one entry. Larger units rarely repeat and are aligned each time.
-PATTERN_CELLS = 64  # n * m up to which a unit's moves are kept (measured in session 29)
+PATTERN_CELLS = 64  # n * m up to which a unit's moves are kept (measured: docs/performance.md, "Scoring")
 PATTERN_WIDTH = PATTERN_CELLS + 2  # a pattern: n, then the n + m <= PATTERN_CELLS + 1 tokens
 PATTERNS_KEPT = 200_000  # then the table starts again, so its memory stays small
 _pattern_moves: dict[bytes, int] = {}

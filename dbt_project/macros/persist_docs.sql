@@ -2,7 +2,7 @@
    created. An incremental run only deletes and inserts rows of a table that the last build created
    from the same docs (an incremental build runs only when no model file or yml changed:
    srlens/build.py base_state), and the comments stay with the table: writing them again cost each
-   incremental mart four statements (docs/benchmarks.md, "Add one run, session 33"). A table the
+   incremental mart four statements (docs/performance.md, "Adding one run"). A table the
    build creates in an incremental build (a mart dropped by hand) is commented: is_incremental() asks
    dbt's relation cache, filled before the model ran (tests/test_incremental.py). #}
 {% macro duckdb__persist_docs(relation, model, for_relation, for_columns) -%}

@@ -12,7 +12,7 @@ processing_status 'chunked'. The limit is part of the processor id, so changing
 it parses the texts again. docs/definitions.md says why chunks rather than NULL
 scores; bench/long_outputs.py measures the memory.
 
-Speed (bench/stanza_speed.py, docs/benchmarks.md; 2 CPU cores, shared English
+Speed (bench/stanza.py, docs/performance.md; 2 CPU cores, shared English
 models): texts are sorted by length and parsed `batch_size` (32) at a time with
 `Pipeline.bulk_process`, each batch whole by one process (Parser), on one torch
 thread per process: 125 to 165 texts/s of a core, plus 1-2 s to import stanza
@@ -211,7 +211,7 @@ def default_workers(device, texts=None):
 
     Processes rather than torch threads: a single-threaded process per core uses the cores without
     the waits that make two torch threads 5 to 20 times slower than one when other programs keep
-    the cores busy (see torch_threads and docs/benchmarks.md, "Stanza parsing").
+    the cores busy (see torch_threads and docs/performance.md, "Stanza parsing").
     """
     if device == "cuda":
         return 1

@@ -1,6 +1,6 @@
 """The report's charts, written as SVG text here: cells, bars, boxes, lines and markers on axes with
 fixed ticks, titles and legends. The charts are simple, and matplotlib's figure, tick and text
-objects cost most of the overview's time (session 31: 47 s of CPU for the campaign's 152 charts).
+objects cost most of the overview's time (measured: 47 s of CPU for the campaign's 152 charts).
 
 Sizes are CSS pixels. Text stays text in the page's sans-serif font (searchable, sharp at any
 zoom); it is not measured: margins come from the labels' length (`text_width`). Each chart says

@@ -366,8 +366,8 @@ SQL_EXAMPLE_OUTPUT_WORDS = """\
 -- int_output_words' (a view), read from its two tables for the example sentences only, with the
 -- view's lemma_lower and is_punct: DuckDB would join every word of the runs with its reference word
 -- before keeping the examples'. Each example sentence is numbered in the output's order, so that the
--- windows and the sort take an integer, not the submission_id (docs/benchmarks.md, "Output words,
--- session 36").
+-- windows and the sort take an integer, not the submission_id (docs/performance.md,
+-- "The report").
 with examples as (
     select submission_id, corpus, sent_idx, row_number() over (order by submission_id, sent_idx) as example
     from (

@@ -25,7 +25,7 @@ with buckets (dimension, bucket_no, lower_bound, upper_bound, bucket) as (
 ),
 
 -- run_no: the run as an integer key for the millions of lemma rows below (cheaper to group and join
--- than the string submission_id: docs/benchmarks.md, session 34)
+-- than the string submission_id: docs/performance.md, "Scoring")
 runs as (
     select s.submission_id, s.corpus, s.team, s.run, t.language, row_number() over (order by s.submission_id) as run_no
     from {{ ref('stg_submissions') }} s

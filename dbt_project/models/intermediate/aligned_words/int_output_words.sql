@@ -3,8 +3,8 @@
 -- (int_output_words_parsed) and, with processor 'aligned', the aligned words with the lemma and
 -- tags of the reference word each maps to (an unmatched word keeps its lower-cased form as
 -- lemma, and is punctuation when its form is). A view: writing these copies of the reference
--- words' attributes cost more than this join in the readers ("Output words, session 35" in
--- docs/benchmarks.md). The report's SQL_EXAMPLE_OUTPUT_WORDS (srlens/report/queries.py) repeats
+-- words' attributes cost more than this join in the readers (docs/performance.md,
+-- "Scoring"). The report's SQL_EXAMPLE_OUTPUT_WORDS (srlens/report/queries.py) repeats
 -- this join and its lemma_lower and is_punct for its example sentences: change both together.
 select
     submission_id, sent_idx, word_idx, form, lemma, lemma_lower, upos, feats, head, deprel, is_punct, processor

@@ -19,7 +19,7 @@
 -- Choice: highest expected DEA, then higher learned overall DEA, then smaller submission_id; a
 -- run with nothing to learn from (NULL) comes after every run with a value.
 -- The millions of (run, sentence, relation) rows are joined and grouped on integers (run_no,
--- setup_no), not on the string ids: about a quarter less CPU (docs/benchmarks.md, session 34).
+-- setup_no), not on the string ids: about a quarter less CPU (docs/performance.md, "Scoring").
 {%- set tuning = mapping_var('ensemble_tuning_corpus') %}
 {%- set excluded = var('ensemble_exclude_runs') %}
 {%- if excluded is string or excluded is mapping or excluded is not iterable %}

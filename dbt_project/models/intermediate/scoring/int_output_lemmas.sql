@@ -2,7 +2,7 @@
 -- Output lemma sequences with punctuation removed and positions renumbered 1..m:
 -- what DEA, BLEU and the accuracies compare with the reference analysis tree.
 -- A view of int_scored_outputs' lists: writing these 5 million rows again as a table cost more
--- than unnesting the lists for each reader (docs/benchmarks.md, "Output words, session 34").
+-- than unnesting the lists for each reader (docs/performance.md, "Scoring").
 select
     submission_id,
     sent_idx,
