@@ -299,7 +299,8 @@ def check(given):
             close = difflib.get_close_matches(name, names, n=1)
             hint = f"did you mean {close[0]}? " if close else ""
             raise VarError(
-                f"unknown --var {name!r}: {hint}the parameters are {', '.join(names)} (docs/building.md: Build parameters)"
+                f"unknown --var {name!r}: {hint}the parameters are {', '.join(names)} "
+                "(docs/building.md: Build parameters)"
             )
         if var.set_by:
             raise VarError(f"--var {name} is set by srlens build itself (from {var.set_by})")
