@@ -7,7 +7,7 @@ WAREHOUSE ?= warehouse/srlens.duckdb
 export DBT_SEND_ANONYMOUS_USAGE_STATS := false
 export DO_NOT_TRACK := 1
 
-.PHONY: venv build test lint report clean
+.PHONY: venv build test test-all lint report clean
 
 venv: $(VENV)/.installed
 
@@ -24,6 +24,10 @@ build: venv
 	$(BIN)/srlens --warehouse $(WAREHOUSE) build --processor aligned
 
 test: venv
+	$(BIN)/pytest -m "not slow"
+
+# The slow tier too (pytest -m slow): builds opened by older DuckDB releases (tests/test_old_readers.py).
+test-all: venv
 	$(BIN)/pytest
 
 # ruff for the Python, sqlfluff for the dbt models (config: pyproject.toml, .sqlfluff).

@@ -50,12 +50,11 @@ def duckdb_python(version):
     partial = venv.with_name(venv.name + ".partial")  # an interrupted install is never taken for a made venv
     shutil.rmtree(partial, ignore_errors=True)
     partial.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "venv", str(partial)], check=True)
-    subprocess.run(
-        [str(partial / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", f"duckdb=={version}"],
-        check=True,
-    )
-    partial.rename(venv)  # a venv's scripts name their own path: only `bin/python` is used, with its full path
+    # no pip of its own (installing one takes longer than duckdb): this Python's pip installs into it
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(partial)], check=True)
+    pip = [sys.executable, "-m", "pip", "--python", str(partial / "bin" / "python"), "install", "--quiet"]
+    subprocess.run([*pip, "--disable-pip-version-check", f"duckdb=={version}"], check=True)
+    partial.rename(venv)  # only bin/python is used, which finds its venv wherever it is
     return python
 
 
