@@ -14,6 +14,7 @@ import os
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,7 +41,8 @@ def main():
     for number, kind in build_series(warehouse, args.builds):
         build_seconds += time.monotonic() - start
         start = time.monotonic()
-        opened = {v: open_as_bi_tool(v, warehouse) for v in args.versions}
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            opened = dict(zip(args.versions, pool.map(lambda v: open_as_bi_tool(v, warehouse), args.versions)))
         open_seconds += time.monotonic() - start
         results.append({"build": number, "kind": kind, "opened": opened})
         failed = [f"{v}: {r['error']}" for v, r in opened.items() if "error" in r]

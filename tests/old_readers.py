@@ -11,10 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-# The versions README promises to open the warehouse: the oldest and newest patch release of every minor
-# version from the oldest promised one, 1.4.1 (the last release that reads strictly, see
-# docs/duckdb-compatibility.md) and the version srlens writes with.
-PROMISED = ("1.1.0", "1.1.3", "1.2.2", "1.3.2", "1.4.1", "1.4.4", "1.5.6", "2.0.0")
+# The releases README promises to open the warehouse: the oldest (1.1.0), the last patch release of every
+# minor version since, 1.4.1 (the last that resolves metadata pointers strictly, docs/duckdb-compatibility.md)
+# and 2.0.0, what srlens writes with.
+PROMISED = ("1.1.0", "1.1.3", "1.2.2", "1.3.2", "1.4.1", "1.4.5", "1.5.6", "2.0.0")
 
 # Opened read-only; every table of every schema listed and read in full (a hash of each row): DuckDB
 # reads the metadata of a table's row groups only when they are scanned, and a defect there shows only then.
