@@ -26,7 +26,7 @@ STORAGE_VERSION = "v1.1.0"
 OLDEST_READER = "1.1.0"
 
 # What every writing connection sets, dbt's included (dbt_project/profiles.yml config_options).
-# experimental_metadata_reuse (on by default since DuckDB 1.5): a checkpoint keeps the metadata of
+# experimental_metadata_reuse (on by default in DuckDB 1.5.6 and 2.0): a checkpoint keeps the metadata of
 # unchanged tables and row groups, and their metadata blocks may then point on to a block the
 # checkpoint freed. DuckDB 1.4.2 and later never follow such a pointer; DuckDB 1.1.0 to 1.4.1 resolve
 # it on reading and refuse the file ("Failed to load metadata pointer"), whatever the storage version.
