@@ -67,7 +67,7 @@ def open_as_bi_tool(version, warehouse):
         text=True,
         timeout=600,
     )
-    if out.returncode != 0:  # a crash rather than an error: DuckDB < 1.4.2 may abort on a bad pointer
+    if out.returncode != 0:  # the reader crashed (a signal, an abort) rather than raising an error
         return {"version": version, "error": f"exit {out.returncode}: {out.stderr.strip()[-300:]}"}
     return json.loads(out.stdout)
 
