@@ -19,8 +19,19 @@ from srlens.paths import RAW_SCHEMA_SQL
 # The storage format a new warehouse file is written in: BI tools and other readers often bundle
 # an older DuckDB, and DuckDB's default ('latest') opens only in the version that wrote it. A file
 # keeps the format it was created with, whichever DuckDB writes to it later. DuckDB 1.1.0 and later
-# open it (measured, see README); dbt_project/profiles.yml sets the same.
+# open it (measured on 30 builds, docs/duckdb-compatibility.md); dbt_project/profiles.yml sets the same.
 STORAGE_VERSION = "v1.1.0"
+
+# The oldest DuckDB release that opens every build (tests/builds/test_old_readers.py); `srlens status` says it.
+OLDEST_READER = "1.1.0"
+
+# What every writing connection sets, dbt's included (dbt_project/profiles.yml config_options).
+# experimental_metadata_reuse (on by default in DuckDB 1.5.6 and 2.0): a checkpoint keeps the metadata of
+# unchanged tables and row groups, and their metadata blocks may then point on to a block the
+# checkpoint freed. DuckDB 1.4.2 and later never follow such a pointer; DuckDB 1.1.0 to 1.4.1 resolve
+# it on reading and refuse the file ("Failed to load metadata pointer"), whatever the storage version.
+# Off, every checkpoint writes all metadata afresh (docs/duckdb-compatibility.md).
+WRITE_CONFIG = {"storage_compatibility_version": STORAGE_VERSION, "experimental_metadata_reuse": False}
 
 
 def connect(path):
@@ -29,7 +40,7 @@ def connect(path):
 
     # No DuckDB progress bar: a slow statement on a busy machine would print it into the load's
     # own output (loads report their progress themselves).
-    con = duckdb.connect(str(path), config={"storage_compatibility_version": STORAGE_VERSION})
+    con = duckdb.connect(str(path), config=WRITE_CONFIG)
     con.execute("set enable_progress_bar = false")
     return con
 

@@ -37,7 +37,16 @@ from srlens import build_vars, parse_cache, processing
 from srlens.build_vars import NLTK_COMPAT_VERSION, PROCESSOR_ENV, PROCESSORS  # declared there for the command line
 from srlens.children import die_with_parent
 from srlens.dbt_main import ARGUMENTS_ON_STDIN
-from srlens.loaders.store import beside, build_copy, connect, ensure_raw_schema, stop_point, utc_now, writer_lock
+from srlens.loaders.store import (
+    OLDEST_READER,
+    beside,
+    build_copy,
+    connect,
+    ensure_raw_schema,
+    stop_point,
+    utc_now,
+    writer_lock,
+)
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
 from srlens.processing.cache import CORPUS_LANGUAGES_SQL
 from srlens.sandbox import identifier
@@ -491,10 +500,13 @@ create table if not exists meta.builds (
     dbt_version    varchar not null,
     duckdb_version varchar not null,
     signature      varchar,             -- srlens/signature.py; NULL in builds before it existed
-    stanza_device  varchar              -- cpu or cuda: where stanza parsed; NULL: nothing parsed
+    stanza_device  varchar,             -- cpu or cuda: where stanza parsed; NULL: nothing parsed
+    oldest_reader  varchar              -- the oldest DuckDB release srlens's builds are tested to open in
+                                        -- (loaders/store.py OLDEST_READER); NULL in builds before it was kept
 );
 alter table meta.builds add column if not exists signature varchar;
 alter table meta.builds add column if not exists stanza_device varchar;
+alter table meta.builds add column if not exists oldest_reader varchar;
 create table if not exists meta.built_submissions (
     submission_id varchar not null,
     loaded_at     timestamp not null
@@ -537,8 +549,9 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
     try:
         con.execute(
             """insert into meta.builds (started_at, seconds, processor, full_refresh, dbt_vars, base_state,
-                       models, tests, srlens_version, dbt_version, duckdb_version, signature, stanza_device)
-                       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                       models, tests, srlens_version, dbt_version, duckdb_version, signature, stanza_device,
+                       oldest_reader)
+                       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
             [
                 started_at,
                 seconds,
@@ -553,6 +566,7 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
                 duckdb.__version__,
                 all_vars["signature"],
                 parsed_on,
+                OLDEST_READER,
             ],
         )
         if full:

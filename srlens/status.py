@@ -6,8 +6,12 @@ from pathlib import Path
 from srlens import build_vars, sandbox
 from srlens.loaders.errors import printable
 
-# Re-exported: report, export and docs import them from here; their home is loaders/store.py.
-from srlens.loaders.store import WarehouseError, require_warehouse  # noqa: F401
+# WarehouseError and require_warehouse are re-exported: report, export and docs import them from here;
+# their home is loaders/store.py.
+from srlens.loaders.store import OLDEST_READER, STORAGE_VERSION, WarehouseError, require_warehouse  # noqa: F401
+
+# The tag DuckDB gives a file in srlens's storage format (v1.0.0 and v1.1.0 share it).
+STORAGE_TAG = "v1.0.0+"
 
 
 def open_read_only(warehouse, writable_dir=None):
@@ -171,6 +175,7 @@ def status(warehouse):
         f"warehouse: {info['warehouse']} ({info['bytes'] / 1e6:.1f} MB, DuckDB storage format "
         f"{info['storage_version'] or 'unknown'})"
     ]
+    lines += _reader_lines(info)
     corpora, submissions = info["corpora"], info["submissions"]
     if corpora is None or not len(corpora):
         lines.append("corpora: none loaded (srlens load-treebank FILE --corpus NAME, or srlens load-demo)")
@@ -211,6 +216,26 @@ def status(warehouse):
         )
     lines += _build_lines(info)
     return "\n".join(lines) + "\n"
+
+
+def _reader_lines(info):
+    """Which DuckDB releases open the file, as far as the storage tag and the last build tell
+    (docs/duckdb-compatibility.md)."""
+    tag, last = info["storage_version"], info["last_build"]
+    if tag and tag != STORAGE_TAG:
+        return [
+            f"  readers: DuckDB {tag.strip('v+')} and later only (srlens writes {STORAGE_TAG}, storage version "
+            f"{STORAGE_VERSION}, which DuckDB {OLDEST_READER} opens; README says how to copy the file into it)"
+        ]
+    if last is None or tag is None:
+        return []
+    oldest = last.get("oldest_reader")
+    if isinstance(oldest, str):
+        return [f"  readers: DuckDB {oldest} and later (the oldest release srlens's builds are tested to open in)"]
+    return [
+        "  readers: DuckDB 1.4.2 and later; 1.1.0 to 1.4.1 may refuse it (an older srlens built it, "
+        "letting DuckDB reuse metadata): srlens build rewrites it for them"
+    ]
 
 
 def _parsed_on(last, models):
