@@ -342,7 +342,7 @@ def compiled_keyed_models(tmp_path_factory):
     ok, output = run_dbt(["compile", "--select", *models, "--vars", json.dumps(dbt_vars)], warehouse, root / "dbt")
     assert ok, output[-3000:]
     compiled = root / "dbt" / "target" / "compiled" / "srlens" / "models" / "intermediate"
-    return warehouse, {m: (compiled / f"{m}.sql").read_text() for m in models}
+    return warehouse, {m: next(compiled.rglob(f"{m}.sql")).read_text() for m in models}
 
 
 @pytest.mark.parametrize(("model", "id_bits"), [("int_dea_edges", 20), ("int_sentence_bleu_stats", 15)])
