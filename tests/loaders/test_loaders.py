@@ -9,24 +9,7 @@ from srlens.loaders.errors import LoadError
 from srlens.loaders.load import load_outputs, load_treebank
 from tests.conftest import SHARED, require_shared, table_snapshot
 from tests.support.commands import RUNS, cli, runs_of
-
-GOOD = """# sent_id = s1
-# text = Dogs bark.
-1\tDogs\tdog\tNOUN\tNNS\tNumber=Plur\t2\tnsubj\t_\t_
-2\tbark\tbark\tVERB\tVBP\t_\t0\troot\t_\tSpaceAfter=No
-3\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_
-
-# sent_id = s2
-# text = Cats don't sleep.
-1\tCats\tcat\tNOUN\tNNS\t_\t4\tnsubj\t_\t_
-2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_
-2\tdo\tdo\tAUX\tVBP\t_\t4\taux\t_\t_
-3\tn't\tnot\tPART\tRB\t_\t4\tadvmod\t_\t_
-4\tsleep\tsleep\tVERB\tVB\t_\t0\troot\t_\t_
-4.1\tsleeps\tsleep\tVERB\tVB\t_\t_\t_\t4:conj\t_
-5\t.\t.\tPUNCT\t.\t_\t4\tpunct\t_\t_
-
-"""
+from tests.support.mutants import GOOD
 
 
 @pytest.fixture
