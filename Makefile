@@ -1,5 +1,6 @@
 # srlens: `make build` gives a built demo warehouse, `make test` the quick tests, `make test-all` all of them.
-PYTHON ?= python3.11
+# Python 3.11 or newer: 3.11 when installed, else the default python3.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 WAREHOUSE ?= warehouse/srlens.duckdb

@@ -192,7 +192,7 @@ def build(
                 full = full_refresh or base != last_base
                 # --no-write-json: no manifest.json (srlens.dbt_main still writes run_results.json).
                 # The dbt unit tests (SPEC's worked examples on given rows) check the code, not the
-                # data: tests/test_dbt_unit_tests.py runs them; a build does not spend time on them.
+                # data: tests/builds/test_dbt_unit_tests.py runs them; a build does not spend time on them.
                 args = ["build", "--vars", json.dumps(all_vars), "--no-write-json"]
                 args += ["--exclude-resource-type", "unit_test"]
                 # dbt_project/selectors.yml: the models that depend on run data, and their tests

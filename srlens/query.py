@@ -3,7 +3,7 @@
 The query runs in the sandbox (srlens/sandbox.py): DuckDB itself refuses writes and file access.
 Rows are fetched from DuckDB's result stream a chunk at a time, and the rows a limit leaves out
 are counted inside DuckDB, so a table of the first 1,000 rows of a billion-row result holds a few
-thousand rows in memory, not a billion (bench/query_limit.py).
+thousand rows in memory, not a billion (docs/performance.md, "Loading").
 
 duckdb, pandas and the sandbox are imported by the functions that run a query, not at the top: the
 command line's parser reads FORMATS and TABLE_LIMIT without them (srlens --help stays light).

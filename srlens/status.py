@@ -225,7 +225,8 @@ def _reader_lines(info):
     if tag and tag != STORAGE_TAG:
         return [
             f"  readers: DuckDB {tag.strip('v+')} and later only (srlens writes {STORAGE_TAG}, storage version "
-            f"{STORAGE_VERSION}, which DuckDB {OLDEST_READER} opens; README says how to copy the file into it)"
+            f"{STORAGE_VERSION}, which DuckDB {OLDEST_READER} opens; docs/querying.md, 'Which DuckDB versions can "
+            "open it', says how to copy the file into it)"
         ]
     if last is None or tag is None:
         return []

@@ -11,7 +11,7 @@ from pathlib import Path
 
 # Only light modules here and in the command modules: each command imports what it needs (duckdb,
 # pyarrow, pandas, dbt, stanza) when it runs, so that srlens --help and a load start in a fraction of
-# a second. tests/test_load_campaign.py checks that importing this package loads none of them.
+# a second. tests/loaders/test_load_campaign.py checks that importing this package loads none of them.
 from srlens.children import Terminated, terminate_as_interrupt
 from srlens.cli import building, loading, querying, reporting, training
 from srlens.cli.building import parse_var  # noqa: F401 (tests build --var values with it)

@@ -10,7 +10,7 @@ splits its tree (each chunk has its own roots). cache.parsed_texts.chunks says
 how many chunks a text was parsed in (1: whole); sentence_scores shows it as
 processing_status 'chunked'. The limit is part of the processor id, so changing
 it parses the texts again. docs/definitions.md says why chunks rather than NULL
-scores; bench/long_outputs.py measures the memory.
+scores; docs/performance.md ("Stanza") gives the memory measured.
 
 Speed (bench/stanza.py, docs/performance.md; 2 CPU cores, shared English
 models): texts are sorted by length and parsed `batch_size` (32) at a time with
@@ -59,7 +59,7 @@ def split_words(text, limit):
 def torch_threads():
     """Half the cores available (1 on 2 cores), or $SRLENS_TORCH_THREADS.
 
-    Measured on 2 cores (bench/stanza_speed.py --compare): on an idle machine 2
+    Measured on 2 cores (docs/performance.md, "Stanza"): on an idle machine 2
     threads parse at most ~20% faster than 1, but when other processes keep the
     cores busy, 2 threads are 10 to 20 times slower than 1 (torch's OpenMP
     threads wait for each other at every small operation); 1 thread degrades
@@ -207,7 +207,7 @@ def default_workers(device, texts=None):
     available, at most MAX_WORKERS (each holds its own torch and models: 0.58 GB at most on en_ewt
     test with the shared English models); and at most one per TEXTS_PER_WORKER of the `texts` to
     parse (a worker's start-up, importing stanza and loading the models, took 2 to 5 s of CPU in
-    bench/stanza_speed.py, what 300 to 700 texts take to parse).
+    the stanza benchmark of docs/performance.md, what 300 to 700 texts take to parse).
 
     Processes rather than torch threads: a single-threaded process per core uses the cores without
     the waits that make two torch threads 5 to 20 times slower than one when other programs keep

@@ -1,4 +1,6 @@
-"""The promise to BI tools: every DuckDB release README lists opens every build (docs/duckdb-compatibility.md).
+"""The promise to BI tools: every DuckDB release docs/querying.md lists opens every build.
+
+docs/duckdb-compatibility.md says why some builds did not.
 
 Slow tier (`make test-all`, CI): each DuckDB release runs in its own venv from the package registry, made
 once and kept in ~/.cache/srlens-test (tests/support/old_readers.py).
@@ -105,6 +107,7 @@ def test_status_names_the_storage_tag_and_the_oldest_reader(built_warehouse, tmp
     # a file in DuckDB 2.0's own format (one an earlier srlens created): only 2.0 opens it
     latest = tmp_path / "latest.duckdb"
     duckdb.connect(str(latest)).close()
-    assert "DuckDB storage format v2.0.0+)\n  readers: DuckDB 2.0.0 and later only (srlens writes v1.0.0+" in (
-        status(latest)
-    )
+    text = status(latest)
+    assert "DuckDB storage format v2.0.0+)\n  readers: DuckDB 2.0.0 and later only (srlens writes v1.0.0+" in text
+    # the section that says how to copy it into the old format
+    assert "docs/querying.md, 'Which DuckDB versions can open it', says how to copy the file" in text

@@ -52,6 +52,15 @@ def test_every_mart_declares_its_columns_with_a_type_in_yml():
     assert project["models"]["srlens"]["marts"]["+contract"] == {"enforced": True}
 
 
+def test_every_mart_description_starts_with_its_grain():
+    """An analyst reads first what one row is ("One row per run and ..."), before joining or summing."""
+    descriptions = {}
+    for path in MART_YML:
+        for model in yaml.safe_load(path.read_text()).get("models", []):
+            descriptions[model["name"]] = (model.get("description") or "").strip()
+    assert [m for m in MARTS if not descriptions.get(m, "").startswith("One row per ")] == []
+
+
 def test_no_test_that_cannot_fail():
     """No accepted_values on a boolean (a column or an expression): a NULL passes it, and `[true]` on
     an expression is expression_is_true spelled so that it reads as a value check. No unique key made

@@ -1,6 +1,6 @@
 -- The two criteria sentence_scores carries as columns; every criterion stays in int_human_scores.
 -- int_human_scores has one row per criterion here, so max() is that row's value (max, not
--- any_value: sqlglot writes any_value ... filter in an order Spark cannot parse; tests/test_portability.py).
+-- any_value: sqlglot writes any_value ... filter in an order Spark cannot parse; tests/packaging/test_portability.py).
 select
     submission_id,
     sent_idx,

@@ -62,7 +62,7 @@ select
     allowed_values,
     case
         -- (a non-empty intersection rather than list_has_any, which sqlglot writes as `&&` for
-        -- Spark; tests/test_portability.py)
+        -- Spark; tests/packaging/test_portability.py)
         when kind = 'agreement'
             then
                 dep_values is null or head_values is null

@@ -32,7 +32,7 @@
 -- occurrences are then grouped by that number. An occurrence's packed positions sort as its
 -- position list does.
 -- Set-based SQL: measured faster than a Python UDF doing the same enumeration per sentence
--- (bench/mining_speed.py, section "Error mining").
+-- (docs/performance.md, section "Mining").
 with
 
 corpora as (
