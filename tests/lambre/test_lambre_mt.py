@@ -225,6 +225,7 @@ NONNULL_WITHOUT_REFERENCE = {
     "lambre_failures": {"sent_idx", "word_idx", "head_idx"},
     "lambre_rule_scores": {"matches", "failures", "score", "sentences_fired"},
     "metric_correlations": {"n", "rho", "p_value", "p_holm", "holm_tests"},  # rule_score x fluency_z only
+    "system_rankings": {"score", "rank", "cluster", "rank_best", "rank_worst", "submissions"},  # rule_score_mean only
     "pairwise_significance": {  # rule_score_mean only
         "n",
         "value_a",
@@ -315,6 +316,9 @@ def test_every_reference_based_figure_is_null_and_rule_scores_are_kept(con):
         if mart in REFERENCE_ONLY:
             assert counts[0] == 0, mart
             assert con.execute(f"select count(*) from {mart} where corpus = 'fr_tb'").fetchone()[0] > 0, mart
+    # without a reference, runs are ranked on the rule score alone
+    ranked = con.execute(f"select distinct metric from system_rankings where {FREE}").fetchall()
+    assert ranked == [("rule_score_mean",)]
     # counts of reference trees are 0, their statistics NULL
     assert con.execute(f"""select count(*) from projectivity_tests
                            where {FREE} and (n_projective + n_nonprojective > 0 or tested)""").fetchone() == (0,)

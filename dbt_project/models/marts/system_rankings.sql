@@ -33,8 +33,10 @@ positions as (
     select
         *,
         count(*) over (partition by corpus, metric)::integer as submissions,
+        -- scores equal but for their last bits (DuckDB's parallel sums do not fix the order of
+        -- additions, so an incremental and a full build may differ there) are a tie
         row_number() over (
-            partition by corpus, metric order by orientation * score desc, submission_id
+            partition by corpus, metric order by round(orientation * score, 12) desc, submission_id
         )::integer as position
     from scores
 ),
