@@ -173,7 +173,7 @@ def test_a_mart_dropped_by_hand_comes_back_whole_with_its_comments_in_an_increme
     ((table_comment,),) = query(
         copy, "select comment from duckdb_tables() where schema_name = 'main' and table_name = 'error_examples'"
     )
-    assert table_comment.startswith("The sentences that show where a run fails")
+    assert table_comment.startswith("One row per run, kind, view, key and rank: the sentences that show where a run fails")
     uncommented = query(
         copy,
         """select column_name from duckdb_columns()
