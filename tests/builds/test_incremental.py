@@ -104,13 +104,15 @@ def incremental_warehouse(tmp_path_factory):
     load_treebank(warehouse, DEMO / "treebanks" / f"{CORPUS}.conllu", CORPUS)
     for run in ("swaps", "random"):
         load_outputs(warehouse, RUN_FILES[run], CORPUS, "perturb", run)
-    build(warehouse, echo=False, processor="aligned")
-    first_scores = sentence_scores(warehouse)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("DBT_LOG_LEVEL_FILE", "debug")  # dbt.log with the SQL the builds ran (read below)
+        build(warehouse, echo=False, processor="aligned")
+        first_scores = sentence_scores(warehouse)
 
-    changed = changed_copy(RUN_FILES["random"], root / "random_changed.sr.txt")
-    load_outputs(warehouse, changed, CORPUS, "perturb", "random")
-    load_outputs(warehouse, RUN_FILES["head_final"], CORPUS, "perturb", "head_final")
-    build(warehouse, echo=False, processor="aligned")
+        changed = changed_copy(RUN_FILES["random"], root / "random_changed.sr.txt")
+        load_outputs(warehouse, changed, CORPUS, "perturb", "random")
+        load_outputs(warehouse, RUN_FILES["head_final"], CORPUS, "perturb", "head_final")
+        build(warehouse, echo=False, processor="aligned")
     return warehouse, first_scores
 
 
