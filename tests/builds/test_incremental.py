@@ -221,7 +221,6 @@ def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the
     assert restricted == expected
     assert restricted["unique_key_sentence_scores_submission_id__sent_id"] == "int_changed_submissions"
     assert restricted["unique_key_ensemble_selection_corpus__tuning_corpus"] == "int_changed_corpora"
-    assert restricted["pairwise_significance_values_in_range"] == "int_changed_corpora"
     key = "unique_key_suspicious_subtrees_summary_scope__scope_value__view__subtree"
     assert restricted[key] == "int_changed_scopes"
     assert restricted["unique_key_submission_scores_submission_id"] == "int_changed_submissions"
