@@ -11,7 +11,7 @@
 
 {# In a model: {{ incremental_by_corpus() }} before the SQL. #}
 {% macro incremental_by_corpus(tuning=false) %}
-    {{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail',
+    {{ config(materialized='incremental', incremental_strategy='append',
               meta={'refreshed_by': 'corpus', 'tuning': tuning},
               pre_hook="{{ delete_changed_corpora(" ~ tuning ~ ") }}") }}
 {% endmacro %}

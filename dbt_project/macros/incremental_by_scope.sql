@@ -6,7 +6,7 @@
 
 {# In a model: {{ incremental_by_scope() }} before the SQL. #}
 {% macro incremental_by_scope() %}
-    {{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail',
+    {{ config(materialized='incremental', incremental_strategy='append',
               meta={'refreshed_by': 'scope'}, pre_hook="{{ delete_changed_scopes() }}") }}
 {% endmacro %}
 

@@ -7,7 +7,7 @@
 
 {# In a model: {{ incremental_by_submission() }} before the SQL. #}
 {% macro incremental_by_submission() %}
-    {{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail',
+    {{ config(materialized='incremental', incremental_strategy='append',
               meta={'refreshed_by': 'submission_id'}, pre_hook="{{ delete_changed_submissions() }}") }}
 {% endmacro %}
 

@@ -1,10 +1,19 @@
 """The run and sentence pages of a report, written by two processes: the report's process takes
 the runs from the first on, the overview's worker (overview.serve), once index.html is drawn, the
 last runs. A run is written by the side that first creates its claim file in CLAIMS (O_EXCL): the
-report's process stops at the first run the worker claimed, so no page is written twice."""
+report's process stops at the first run the worker claimed, so no page is written twice.
 
+A run's pages are a function of its rows, its index anchor and the report's code: their fingerprint
+is written into the run's page, and a report written over an earlier one (an incremental build
+changed a few runs) links the earlier pages of a run whose fingerprint is unchanged into the new
+report (hard links: the earlier report stays whole until the swap) instead of drawing them again."""
+
+import contextlib
+import hashlib
 import os
+import shutil
 import sys
+from pathlib import Path
 
 from srlens.report import runs, sentences
 from srlens.report.markup import slug
@@ -12,6 +21,9 @@ from srlens.report.queries import RUN_QUERIES, ByRun
 
 CLAIMS = ".claims"  # in the staging folder; deleted before the report is moved into place
 QUERY_SECONDS = 1.0  # about what the worker's run queries take before its first page
+# the report's code: a page drawn by other code is drawn again
+CODE = hashlib.sha256(b"".join(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py")))).hexdigest()
+FINGERPRINT = "<!-- srlens report inputs {} -->\n"  # the run page's second line
 
 
 def make_folders(staging):
@@ -46,17 +58,46 @@ def write_runs(con, staging, all_runs, start, stop, anchors, claimed=False):
             print(f"report: run {number}/{len(all_runs)} {sid}", file=sys.stderr)
             rows = {name: stream.take(sid) for name, stream in streams.items()}
             anchor = anchors.get((run["campaign"], run["corpus"]), "")
+            inputs = FINGERPRINT.format(hashlib.sha256(repr((CODE, run, rows, anchor)).encode()).hexdigest())
+            written += 1
+            if link_earlier_pages(staging, sid, inputs):
+                continue
             page = runs.run_page(run, rows, f"index.html#{anchor}")
-            write_file(f"{staging}/{runs.run_file(sid)}", page)
+            head, _, rest = page.partition("\n")
+            # pages a failed worker or a failed link left: they may be links to the earlier report's
+            shutil.rmtree(staging / runs.sentence_dir(sid), ignore_errors=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(staging / runs.run_file(sid))
+            write_file(f"{staging}/{runs.run_file(sid)}", f"{head}\n{inputs}{rest}")
             if rows["examples"]:
-                (staging / runs.sentence_dir(sid)).mkdir(exist_ok=True)  # a failed worker may have made it
+                (staging / runs.sentence_dir(sid)).mkdir()
             for sent_idx, text in sentences.sentence_pages(run, rows):
                 write_file(f"{staging}/{runs.sentence_file(sid, sent_idx)}", text)
-            written += 1
     finally:
         for stream in streams.values():
             stream.close()
     return written
+
+
+def link_earlier_pages(staging, submission_id, inputs):
+    """Link the run's pages of the report in staging's parent folder into staging, if that report drew
+    them from the same inputs; False (nothing linked that stays) otherwise."""
+    earlier = staging.parent
+    page = earlier / runs.run_file(submission_id)
+    try:
+        with open(page, "rb") as f:
+            if f.read(len(inputs) + 64).partition(b"\n")[2][: len(inputs)] != inputs.encode():
+                return False
+        folder = earlier / runs.sentence_dir(submission_id)
+        names = os.listdir(folder) if folder.is_dir() else []
+        if names:
+            (staging / runs.sentence_dir(submission_id)).mkdir(exist_ok=True)
+        for name in names:
+            os.link(folder / name, staging / runs.sentence_dir(submission_id) / name)
+        os.link(page, staging / runs.run_file(submission_id))
+    except OSError:  # no earlier page, or no hard links here: the pages are drawn (write_runs removes any linked)
+        return False
+    return True
 
 
 def write_file(path, text):

@@ -52,6 +52,7 @@ def test_a_new_warehouse_starts_from_the_parse_of_another(small_warehouse, tmp_p
     the cache (no full parse) and builds the same tables; an unreadable cached parse only costs the
     full parse, and a full refresh does not use the cache."""
     monkeypatch.setenv("SRLENS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DBT_LOG_LEVEL_FILE", "debug")  # the parse's messages below are dbt's debug events
     first = tmp_path / "first" / "wh.duckdb"
     first.parent.mkdir()
     load_treebank(first, FIGURE1, "figure1")

@@ -104,13 +104,15 @@ def incremental_warehouse(tmp_path_factory):
     load_treebank(warehouse, DEMO / "treebanks" / f"{CORPUS}.conllu", CORPUS)
     for run in ("swaps", "random"):
         load_outputs(warehouse, RUN_FILES[run], CORPUS, "perturb", run)
-    build(warehouse, echo=False, processor="aligned")
-    first_scores = sentence_scores(warehouse)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("DBT_LOG_LEVEL_FILE", "debug")  # dbt.log with the SQL the builds ran (read below)
+        build(warehouse, echo=False, processor="aligned")
+        first_scores = sentence_scores(warehouse)
 
-    changed = changed_copy(RUN_FILES["random"], root / "random_changed.sr.txt")
-    load_outputs(warehouse, changed, CORPUS, "perturb", "random")
-    load_outputs(warehouse, RUN_FILES["head_final"], CORPUS, "perturb", "head_final")
-    build(warehouse, echo=False, processor="aligned")
+        changed = changed_copy(RUN_FILES["random"], root / "random_changed.sr.txt")
+        load_outputs(warehouse, changed, CORPUS, "perturb", "random")
+        load_outputs(warehouse, RUN_FILES["head_final"], CORPUS, "perturb", "head_final")
+        build(warehouse, echo=False, processor="aligned")
     return warehouse, first_scores
 
 
@@ -173,7 +175,9 @@ def test_a_mart_dropped_by_hand_comes_back_whole_with_its_comments_in_an_increme
     ((table_comment,),) = query(
         copy, "select comment from duckdb_tables() where schema_name = 'main' and table_name = 'error_examples'"
     )
-    assert table_comment.startswith("One row per run, kind, view, key and rank: the sentences that show where a run fails")
+    assert table_comment.startswith(
+        "One row per run, kind, view, key and rank: the sentences that show where a run fails"
+    )
     uncommented = query(
         copy,
         """select column_name from duckdb_columns()
@@ -219,7 +223,6 @@ def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the
     assert restricted == expected
     assert restricted["unique_key_sentence_scores_submission_id__sent_id"] == "int_changed_submissions"
     assert restricted["unique_key_ensemble_selection_corpus__tuning_corpus"] == "int_changed_corpora"
-    assert restricted["pairwise_significance_values_in_range"] == "int_changed_corpora"
     key = "unique_key_suspicious_subtrees_summary_scope__scope_value__view__subtree"
     assert restricted[key] == "int_changed_scopes"
     assert restricted["unique_key_submission_scores_submission_id"] == "int_changed_submissions"
@@ -451,3 +454,25 @@ def test_a_per_corpus_model_recomputes_the_changed_corpora_and_equals_a_full_reb
     assert [key for key in moved if now[key] == before[key]] == []
     assert [key for key in kept if now[key] != before[key]] == []
     assert_equal_to_a_full_rebuild(warehouse, tmp_path, dbt_vars=TUNING)
+
+
+def test_the_marts_constraints_refuse_what_their_data_tests_refused(incremental_warehouse, tmp_path):
+    """The marts' not_null, accepted_values and expression_is_true tests are contract constraints
+    (docs/building.md, "Data tests"): a row they would have failed is refused when it is written."""
+    warehouse, _ = incremental_warehouse
+    copy = tmp_path / "copy.duckdb"
+    shutil.copyfile(warehouse, copy)
+    con = duckdb.connect(str(copy))
+    try:
+        for table, change in (
+            ("sentence_scores", "is_missing = null"),  # not_null
+            ("sentence_scores", "processing_status = 'parsed'"),  # accepted_values
+            ("error_examples", "sent_id = null"),  # expression_is_true (error_examples_complete)
+            ("suspicious_subtrees", "c_f_fail = c_f + 1"),  # expression_is_true (suspicious_subtrees_counts_add_up)
+        ):
+            one_row = f"update {table} set {change} where rowid = (select min(rowid) from {table})"
+            with pytest.raises(duckdb.ConstraintException):
+                con.execute(one_row)
+        con.execute("update sentence_scores set processing_status = 'missing' where rowid = 0")  # an accepted value
+    finally:
+        con.close()

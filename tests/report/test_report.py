@@ -409,6 +409,27 @@ def test_a_second_report_replaces_the_pages_of_the_first(built_warehouse, tmp_pa
     assert files_of(out) == {**first, "notes.txt": b"the user's notes beside the report"}
 
 
+def test_a_second_report_links_the_pages_of_unchanged_runs_and_draws_the_others(built_warehouse, tmp_path):
+    """srlens/report/pages.py: a run whose inputs (rows, anchor, code) did not change keeps its earlier
+    pages (the same files, hard-linked); a run whose fingerprint differs is drawn again."""
+    from srlens.report.runs import run_file, sentence_dir
+
+    wh = one_run_warehouse(built_warehouse, tmp_path / "w.duckdb")
+    out = tmp_path / "out"
+    write_report(wh, out)
+    first = files_of(out)
+    pages = [out / run_file(KEPT_RUN), *sorted((out / sentence_dir(KEPT_RUN)).iterdir())]
+    assert len(pages) > 1
+    inodes = [p.stat().st_ino for p in pages]
+    write_report(wh, out)
+    assert files_of(out) == first and [p.stat().st_ino for p in pages] == inodes
+    page = out / run_file(KEPT_RUN)
+    page.write_bytes(page.read_bytes().replace(b"srlens report inputs ", b"srlens report inputs 0", 1))
+    write_report(wh, out)
+    assert files_of(out) == first  # drawn again, the same bytes
+    assert all(p.stat().st_ino != inode for p, inode in zip(pages, inodes))
+
+
 def test_a_report_that_fails_halfway_leaves_the_earlier_one_whole(built_warehouse, tmp_path):
     out = tmp_path / "out"
     write_report(one_run_warehouse(built_warehouse, tmp_path / "w.duckdb"), out)
