@@ -489,6 +489,27 @@ def test_system_correlations_equal_scipy_on_the_same_vectors(con):
 
 
 @pytest.mark.slow
+def test_a_corpus_with_reference_text_correlates_every_metric_with_system_human_scores(con):
+    """System-level human scores of runs against a treebank with `# text` (issue 39): DEA, BLEU,
+    sacreBLEU, chrF and the rule scores each get a row, over the three systems."""
+    rows = dict(
+        con.execute(
+            "select metric, systems from system_correlations where corpus = 'fr_tb' and criterion = 'DA'"
+        ).fetchall()
+    )
+    assert {"corpus_bleu", "dea", "sacrebleu_bleu", "chrf", "bleu_mean", "rule_score_mean"} <= set(rows)
+    assert rows["sacrebleu_bleu"] == rows["chrf"] == 3
+    # the runs reverse more words as their rate rises, and their human DA falls with it: so do sacreBLEU and chrF
+    r = dict(
+        con.execute(
+            """select metric, spearman_rho from system_correlations where corpus = 'fr_tb' and criterion = 'DA'
+               and metric in ('sacrebleu_bleu', 'chrf')"""
+        ).fetchall()
+    )
+    assert r == {"sacrebleu_bleu": pytest.approx(1.0), "chrf": pytest.approx(1.0)}
+
+
+@pytest.mark.slow
 def test_human_scores_that_follow_the_error_rate_correlate_and_the_outlier_is_removed(con):
     row = con.execute("""select systems, pearson_r, outliers, systems_no_outliers, pearson_r_no_outliers,
                                 human_orientation, human_source
