@@ -50,7 +50,7 @@ from srlens.loaders.store import (
 from srlens.paths import DBT_PROJECT_DIR, UDF_DIR
 from srlens.processing.cache import CORPUS_LANGUAGES_SQL
 from srlens.sandbox import identifier
-from srlens.signature import signature
+from srlens.signature import sacrebleu_signatures, signature
 
 
 class BuildError(Exception):
@@ -470,6 +470,7 @@ def prepare(building, processor, stanza_dir, echo, device="auto"):
         "processor": processor,
         "stanza_processors": stanza_processors,
         "bleu_nltk_version": NLTK_COMPAT_VERSION,
+        "sacrebleu_signatures": sacrebleu_signatures(),
     }, parsed_on
 
 

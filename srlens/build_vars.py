@@ -258,6 +258,14 @@ VARS = (
         set_by="the installed nltk",
     ),
     Var(
+        "sacrebleu_signatures",
+        {},
+        "a JSON object of score to sacrebleu signature",
+        _name_map,
+        "sacrebleu's signatures of sacreBLEU and chrF (SPEC 13), stored in submission_scores",
+        set_by="the installed sacrebleu (srlens/signature.py)",
+    ),
+    Var(
         "definitions",
         definitions.as_dbt_var(),
         "srlens/definitions.py as it is",

@@ -34,6 +34,8 @@ CORRELATION_SCORES = (
     "rule_score",
     "fluency_z",
     "adequacy_z",
+    "sacrebleu_bleu",  # sacrebleu's sentence BLEU and chrF (SPEC 13), last: the pairs above keep their order
+    "chrf",
 )
 COMPLEXITY_METRICS = (
     "tree_depth",
@@ -60,6 +62,12 @@ MEAN_SCORES = (
     "rule_score",
 )
 
+# The sufficient statistics of sacrebleu's BLEU and chrF (SPEC 13) of one sentence, in sacrebleu's
+# order: BLEU's [hyp_len, ref_len, correct_1..4, total_1..4] and chrF's [hyp, ref, match] for each
+# character order 1..6 (udfs/mt_scores.py). Columns of int_sacrebleu_stats and of the significance sums.
+SACREBLEU_BLEU_STATS = ("sb_hyp_len", "sb_ref_len") + tuple(f"sb_{kind}{n}" for kind in ("c", "t") for n in range(1, 5))
+CHRF_STATS = tuple(f"chrf_{kind}{n}" for n in range(1, 7) for kind in ("h", "r", "m"))
+
 # How error mining labels a subtree's words (SPEC 8), in display order.
 MINING_VIEWS = ("dep", "pos", "pos_dep", "lemma")
 
@@ -77,6 +85,8 @@ def as_dbt_var():
         "complexity_metrics": list(COMPLEXITY_METRICS),
         "mean_scores": list(MEAN_SCORES),
         "mining_views": list(MINING_VIEWS),
+        "sacrebleu_bleu_stats": list(SACREBLEU_BLEU_STATS),
+        "chrf_stats": list(CHRF_STATS),
         "rule_id": RULE_ID,
         "rule_id_argstruct": RULE_ID_ARGSTRUCT,
     }

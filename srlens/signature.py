@@ -18,6 +18,11 @@ Fields, each naming one thing that fixes the figures:
 
 `srlens build` stores the signature in meta.builds, passes it to dbt as the var `signature`, and
 the mart submission_scores gives each run its own (dbt_project/macros/signature.sql).
+
+The scores machine translation users know (SPEC 13) are sacrebleu's, with sacrebleu's own
+signatures (sacrebleu_signatures, the var `sacrebleu_signatures`), in submission_scores beside the
+scores: `nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0` for corpus BLEU (`eff:yes` for
+sentence BLEU) and `nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0` for chrF.
 """
 
 import hashlib
@@ -43,6 +48,13 @@ def processor_field(dbt_vars):
     if dbt_vars["processor"] == "stanza" and dbt_vars.get("stanza_processors"):
         return "+".join(pid for _, pid in sorted(dbt_vars["stanza_processors"].items()))
     return dbt_vars["processor"]
+
+
+def sacrebleu_signatures():
+    """{'corpus_bleu', 'sentence_bleu', 'chrf': sacrebleu's signature string}, from the installed sacrebleu."""
+    from srlens.udfs.mt_scores import signatures
+
+    return signatures()
 
 
 def signature(dbt_vars, version=None):

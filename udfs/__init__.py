@@ -3,9 +3,9 @@
 
 def register_all(con):
     """Register every srlens UDF a model calls on a DuckDB connection."""
-    from srlens.udfs import accuracy, aligned, bleu, flux, resample, stats
+    from srlens.udfs import accuracy, aligned, bleu, flux, mt_scores, resample, stats
 
-    for module in (accuracy, aligned, bleu, flux, resample, stats):
+    for module in (accuracy, aligned, bleu, flux, mt_scores, resample, stats):
         module.register(con)
 
 

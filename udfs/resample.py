@@ -31,6 +31,10 @@ import numpy as np
 import pyarrow as pa
 
 from .bleu import bleu_from_stat_arrays
+from .mt_scores import BLEU_FIELDS as MT_BLEU_FIELDS
+from .mt_scores import CHRF_FIELDS as MT_CHRF_FIELDS
+from .mt_scores import bleu_from_stat_arrays as mt_bleu_from_stats
+from .mt_scores import chrf_from_stat_arrays
 
 __all__ = ["ar_weights", "bootstrap_weights", "pair_tests", "quantile_cont", "register", "resample_sums"]
 
@@ -157,13 +161,19 @@ def quantile_cont(values, q):
 
 
 def list_metrics(sums, columns):
-    """The metrics of macros/significance.sql (corpus BLEU, micro DEA, then each score's mean) from
-    summed statistics [..., columns] (NaN: NULL), with the same IEEE operations as its SQL."""
+    """The metrics of macros/significance.sql (corpus BLEU, micro DEA, then each score's mean, then
+    sacrebleu's corpus BLEU and chrF) from summed statistics [..., columns] (NaN: NULL), with the same
+    IEEE operations as its SQL (the last columns are sacrebleu's statistics, udfs/mt_scores.py)."""
     flat = sums.reshape(-1, columns)
     bleu = bleu_from_stat_arrays(*(flat[:, c] for c in range(10)))
+    ratio_end = columns - len(MT_BLEU_FIELDS) - len(MT_CHRF_FIELDS)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratios = [np.where(flat[:, c + 1] == 0, np.nan, flat[:, c] / flat[:, c + 1]) for c in range(10, columns, 2)]
-    return np.stack([bleu, *ratios], axis=1).reshape(*sums.shape[:-1], -1)
+        ratios = [np.where(flat[:, c + 1] == 0, np.nan, flat[:, c] / flat[:, c + 1]) for c in range(10, ratio_end, 2)]
+    mt_bleu = flat[:, ratio_end : ratio_end + len(MT_BLEU_FIELDS)]
+    mt_chrf = flat[:, ratio_end + len(MT_BLEU_FIELDS) :]
+    sacrebleu_bleu = np.where(np.isnan(mt_bleu).any(axis=1), np.nan, mt_bleu_from_stats(np.nan_to_num(mt_bleu), False))
+    chrf = np.where(np.isnan(mt_chrf).any(axis=1), np.nan, chrf_from_stat_arrays(np.nan_to_num(mt_chrf)))
+    return np.stack([bleu, *ratios, sacrebleu_bleu, chrf], axis=1).reshape(*sums.shape[:-1], -1)
 
 
 def pair_tests(side_a, side_b, observed, bootstrap, observed_sums, ar_sums):

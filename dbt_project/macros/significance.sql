@@ -8,14 +8,16 @@
     {{ return(definitions('mean_scores')) }}  {#- srlens/definitions.py MEAN_SCORES #}
 {% endmacro %}
 
-{# The additive statistics of one sentence: BLEU's ten integers, DEA's matched and edges, and for
-   each mean score its value (0 when NULL) and whether it is defined (1/0). #}
+{# The additive statistics of one sentence: BLEU's ten integers, DEA's matched and edges, for
+   each mean score its value (0 when NULL) and whether it is defined (1/0), then sacrebleu's BLEU
+   and chrF statistics (macros/mt_scores.sql; SPEC 13). #}
 {% macro significance_stat_columns() %}
     {% set columns = ['hyp_len', 'ref_len', 'm1', 'm2', 'm3', 'm4', 't1', 't2', 't3', 't4',
                       'dea_matched', 'dea_edges'] %}
     {% for score in significance_mean_scores() %}
         {% do columns.extend([score ~ '_sum', score ~ '_n']) %}
     {% endfor %}
+    {% do columns.extend(sacrebleu_bleu_fields() + chrf_fields()) %}
     {{ return(columns) }}
 {% endmacro %}
 
@@ -82,6 +84,7 @@
 {% macro significance_metrics() %}
     {% set metrics = ['corpus_bleu', 'dea'] %}
     {% for score in significance_mean_scores() %}{% do metrics.append(score ~ '_mean') %}{% endfor %}
+    {% do metrics.extend(['sacrebleu_bleu', 'chrf']) %}
     {{ return(metrics) }}
 {% endmacro %}
 
@@ -97,6 +100,9 @@
     ({{ stat | replace('{}', 'dea_matched') }}) / nullif({{ stat | replace('{}', 'dea_edges') }}, 0) as {{ prefix }}dea,
     {%- for score in significance_mean_scores() %}
     ({{ stat | replace('{}', score ~ '_sum') }}) / nullif({{ stat | replace('{}', score ~ '_n') }}, 0)
-        as {{ prefix }}{{ score }}_mean{{ ',' if not loop.last }}
+        as {{ prefix }}{{ score }}_mean,
     {%- endfor %}
+    srlens_sacrebleu_corpus_bleu({{ mt_stat_list(sacrebleu_bleu_fields(), '(' ~ stat ~ ')::bigint') }})
+        as {{ prefix }}sacrebleu_bleu,
+    srlens_chrf_from_stats({{ mt_stat_list(chrf_fields(), '(' ~ stat ~ ')::bigint') }}) as {{ prefix }}chrf
 {% endmacro %}

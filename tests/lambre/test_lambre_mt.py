@@ -403,20 +403,24 @@ def test_reference_free_loads_refuse_what_they_cannot_match(tmp_path):
 
 
 # The issue's system-level metrics: rule_score, corpus_bleu, dea, and the mean of each sentence score.
-SYSTEM_METRICS = ("rule_score", "corpus_bleu", "dea") + tuple(
-    f"{score}_mean"
-    for score in (
-        "bleu",
-        "dea",
-        "simple_string_accuracy",
-        "generation_string_accuracy",
-        "simple_tree_accuracy",
-        "generation_tree_accuracy",
-        "understandability_accuracy",
-        "quality_accuracy",
-        "reorder_accuracy",
-        "rule_score",
+SYSTEM_METRICS = (
+    ("rule_score", "corpus_bleu", "dea")
+    + tuple(
+        f"{score}_mean"
+        for score in (
+            "bleu",
+            "dea",
+            "simple_string_accuracy",
+            "generation_string_accuracy",
+            "simple_tree_accuracy",
+            "generation_tree_accuracy",
+            "understandability_accuracy",
+            "quality_accuracy",
+            "reorder_accuracy",
+            "rule_score",
+        )
     )
+    + ("sacrebleu_bleu", "chrf")
 )
 
 
@@ -486,6 +490,28 @@ def test_system_correlations_equal_scipy_on_the_same_vectors(con):
                 assert value is None or math.isnan(value), (key, column)
         assert got[key].systems == row["systems"] and got[key].systems_no_outliers == row["systems_no_outliers"]
         assert sorted(got[key].outliers) == row["outliers"], key
+
+
+@pytest.mark.slow
+def test_a_corpus_with_reference_text_correlates_every_metric_with_system_human_scores(con):
+    """System-level human scores of runs against a treebank with `# text` (issue 39): DEA, BLEU,
+    sacreBLEU and chrF each get a row, over the three systems (the rule scores too where the runs are
+    parsed: under `aligned`, text runs have no parse)."""
+    rows = dict(
+        con.execute(
+            "select metric, systems from system_correlations where corpus = 'fr_tb' and criterion = 'da'"
+        ).fetchall()
+    )
+    assert {"corpus_bleu", "dea", "sacrebleu_bleu", "chrf", "bleu_mean"} <= set(rows)
+    assert rows["sacrebleu_bleu"] == rows["chrf"] == 3
+    # the runs reverse more words as their rate rises, and their human DA falls with it: so do sacreBLEU and chrF
+    r = dict(
+        con.execute(
+            """select metric, spearman_rho from system_correlations where corpus = 'fr_tb' and criterion = 'da'
+               and metric in ('sacrebleu_bleu', 'chrf')"""
+        ).fetchall()
+    )
+    assert r == {"sacrebleu_bleu": pytest.approx(1.0), "chrf": pytest.approx(1.0)}
 
 
 @pytest.mark.slow

@@ -384,3 +384,22 @@ def test_a_lemma_id_too_large_for_its_key_stops_the_model(compiled_keyed_models,
                     con.execute(sql[model]).fetchall()
         finally:
             con.close()
+
+
+@pytest.mark.slow
+def test_sacrebleu_by_hand_and_null_without_reference_text(toy_warehouse):
+    """SPEC 13: Figure 1's output scores 100 * (9/9 * 5/8 * 3/7 * 2/6) ** (1/4) in sacreBLEU (13a tokens,
+    the final period split off: 9 tokens on each side); `repeat` has no `# text`, so no sacreBLEU, no chrF."""
+    expected = 100 * (5 / 56) ** 0.25
+    assert score(toy_warehouse, "example", "figure1", "sacrebleu_bleu") == pytest.approx(expected, abs=1e-9)
+    corpus = toy_warehouse.execute(
+        "select sacrebleu_bleu, chrf from submission_scores where corpus = 'figure1'"
+    ).fetchone()
+    assert corpus[0] == pytest.approx(expected, abs=1e-9) and 0 < corpus[1] < 100
+    for run in ("swap_nouns", "extra_word", "partial"):
+        assert toy_warehouse.execute(
+            "select count(sacrebleu_bleu) + count(chrf) from sentence_scores where run = ?", [run]
+        ).fetchone() == (0,)
+        assert toy_warehouse.execute(
+            "select sacrebleu_bleu, chrf from submission_scores where run = ?", [run]
+        ).fetchone() == (None, None)

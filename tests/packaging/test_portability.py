@@ -25,21 +25,27 @@ MODELS = sorted(p.stem for p in (DBT_PROJECT_DIR / "models").rglob("*.sql"))
 
 # Model -> the Python UDFs it calls. Another engine needs each of these (docs/campaigns.md).
 UDF_MODELS = {
-    "bucket_scores": {"srlens_bleu_from_stats"},
+    "bucket_scores": {"srlens_bleu_from_stats", "srlens_sacrebleu_corpus_bleu", "srlens_chrf_from_stats"},
     "ensemble_selection": {"srlens_bleu_from_stats"},
     "entropy_dea_correlation": {"srlens_spearman"},
     "int_ensemble_runs": {"srlens_bleu_from_stats"},
     "int_output_words_aligned": {"srlens_aligned_words"},
     "int_pair_resample_sums": {"srlens_resample_sums"},
+    "int_sacrebleu_stats": {"srlens_sacrebleu_stats", "srlens_sacrebleu_sentence_bleu", "srlens_chrf_from_stats"},
     "int_sentence_bleu_stats": {"srlens_bleu_from_stats"},
     "int_sentence_flux_weight": {"srlens_mean_flux_weight"},
     "int_sentence_accuracies": {"srlens_accuracy_counts"},
-    "int_submission_intervals": {"srlens_bleu_from_stats"},
+    "int_submission_intervals": {"srlens_bleu_from_stats", "srlens_sacrebleu_corpus_bleu", "srlens_chrf_from_stats"},
     "int_submission_resample_sums": {"srlens_resample_sums"},
     "metric_correlations": {"srlens_spearman_pairs"},
-    "pairwise_significance": {"srlens_bleu_from_stats", "srlens_pair_tests"},
+    "pairwise_significance": {
+        "srlens_bleu_from_stats",
+        "srlens_pair_tests",
+        "srlens_sacrebleu_corpus_bleu",
+        "srlens_chrf_from_stats",
+    },
     "projectivity_tests": {"srlens_mannwhitney"},
-    "submission_scores": {"srlens_bleu_from_stats"},
+    "submission_scores": {"srlens_bleu_from_stats", "srlens_sacrebleu_corpus_bleu", "srlens_chrf_from_stats"},
     "system_correlations": {"srlens_system_correlation"},
 }
 

@@ -35,6 +35,8 @@ SCORE_VARIABLES = [
     "rule_score",
     "fluency_z",
     "adequacy_z",
+    "sacrebleu_bleu",
+    "chrf",
 ]
 COMPLEXITY_VARIABLES = [
     "tree_depth",

@@ -22,7 +22,22 @@ MEAN_SCORES = (
     "reorder_accuracy",
     "rule_score",
 )
-METRICS = ("corpus_bleu", "dea") + tuple(f"{score}_mean" for score in MEAN_SCORES)
+# sacrebleu's corpus scores (SPEC 13): sacrebleu's own formulas on the summed statistics, as its paired_bs
+SACREBLEU_FIELDS = {
+    "sacrebleu_bleu": ("sb_hyp_len", "sb_ref_len") + tuple(f"sb_{k}{n}" for k in ("c", "t") for n in range(1, 5)),
+    "chrf": tuple(f"chrf_{k}{n}" for n in range(1, 7) for k in ("h", "r", "m")),
+}
+METRICS = ("corpus_bleu", "dea") + tuple(f"{score}_mean" for score in MEAN_SCORES) + tuple(SACREBLEU_FIELDS)
+
+
+def sacrebleu_of(sentences, metric):
+    from sacrebleu.metrics import BLEU, CHRF
+
+    fields = SACREBLEU_FIELDS[metric]
+    if any(s[f] is None for s in sentences for f in fields):
+        return None
+    totals = [int(sum(s[f] for s in sentences)) for f in fields]
+    return (BLEU() if metric == "sacrebleu_bleu" else CHRF())._compute_score_from_stats(totals).score
 
 
 def metric_of(sentences, metric):
@@ -30,6 +45,8 @@ def metric_of(sentences, metric):
     if metric == "corpus_bleu":
         totals = [sum(s[f] for s in sentences) for f in BLEU_FIELDS]
         return bleu_from_stats(totals[0], totals[1], totals[2:6], totals[6:10])
+    if metric in SACREBLEU_FIELDS:
+        return sacrebleu_of(sentences, metric)
     if metric == "dea":
         edges = sum(s["dea_edges"] for s in sentences)
         return sum(s["dea_matched"] for s in sentences) / edges if edges else None
@@ -41,6 +58,8 @@ def metric_of(sentences, metric):
 def same_statistics(a, b, metric):
     if metric == "corpus_bleu":
         return all(x[f] == y[f] for x, y in zip(a, b) for f in BLEU_FIELDS)
+    if metric in SACREBLEU_FIELDS:
+        return all(x[f] == y[f] for x, y in zip(a, b) for f in SACREBLEU_FIELDS[metric])
     if metric == "dea":
         return all((x["dea_matched"], x["dea_edges"]) == (y["dea_matched"], y["dea_edges"]) for x, y in zip(a, b))
     score = metric.removesuffix("_mean")

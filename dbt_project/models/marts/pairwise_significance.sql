@@ -3,7 +3,8 @@
 {{ incremental_by_corpus() }}
 -- SPEC section 12: is run a better than run b? One row per corpus, metric and ordered pair of runs
 -- (both orders: the row (b, a) has the opposite delta and interval and the same p-values).
--- Metrics: corpus_bleu, dea (micro) and <score>_mean for each sentence score, all computed from
+-- Metrics: corpus_bleu, dea (micro), <score>_mean for each sentence score and sacrebleu's corpus
+-- BLEU and chrF (sacrebleu_bleu, chrf; SPEC 13), all computed from
 -- summed per-sentence statistics (macros/significance.sql) on the n sentences both runs realized.
 --   bootstrap  d_s = m_a(s) - m_b(s) over the B bootstrap samples (udfs/resample.py);
 --              p_value = (1 + #{s : |d_s| - mean|d| > |delta|}) / (B + 1)  (paired_bs, Koehn 2004);
@@ -146,7 +147,10 @@ identical as (
         ) as same_corpus_bleu,
         bool_and(a.dea_matched = b.dea_matched and a.dea_edges = b.dea_edges) as same_dea,
     {%- for score in significance_mean_scores() %}
-        bool_and(a.{{ score }}_sum = b.{{ score }}_sum and a.{{ score }}_n = b.{{ score }}_n) as same_{{ score }}_mean
+        bool_and(a.{{ score }}_sum = b.{{ score }}_sum and a.{{ score }}_n = b.{{ score }}_n) as same_{{ score }}_mean,
+        {%- endfor %}
+    {%- for metric, fields in [('sacrebleu_bleu', sacrebleu_bleu_fields()), ('chrf', chrf_fields())] %}
+        bool_and({% for c in fields %}a.{{ c }} = b.{{ c }}{{ ' and ' if not loop.last }}{% endfor %}) as same_{{ metric }}
         {{- ',' if not loop.last }}
         {%- endfor %}
     from {{ ref('int_significance_sentences') }} a

@@ -47,7 +47,10 @@ select
     case when o.is_missing then 'missing' when pt.chunks > 1 then 'chunked' else 'ok' end as processing_status,
     {{ string_literal(var("bleu_nltk_version")) }} as bleu_nltk_version,
     h.fluency_z,   -- mean annotator z-score (SPEC 10); NULL where no human judged the sentence
-    h.adequacy_z
+    h.adequacy_z,
+    -- sacrebleu's sentence BLEU and chrF on the texts (SPEC 13); NULL where the reference has no text
+    mt.sacrebleu_bleu,
+    mt.chrf
 from {{ ref('stg_outputs') }} o
 join {{ ref('stg_submissions') }} s using (submission_id)
 left join scored x using (submission_id, sent_idx)
@@ -57,4 +60,5 @@ left join {{ ref('int_sentence_bleu_stats') }} b using (submission_id, sent_idx)
 left join dea d using (submission_id, sent_idx)
 left join {{ ref('int_lambre_sentence_scores') }} l using (submission_id, sent_idx)
 left join {{ ref('int_human_sentence_z') }} h using (submission_id, sent_idx)
+left join {{ ref('int_sacrebleu_stats') }} mt using (submission_id, sent_idx)
 where {{ changed_submission('o.submission_id') }}

@@ -1,8 +1,20 @@
 {{ incremental_by_submission() }}
 -- One row per run: corpus BLEU (nltk corpus_bleu from summed statistics), micro DEA,
 -- and the means of the sentence scores over the sentences the run has. Every input is a
--- per-submission model, so a run's row depends on its own rows only.
-with sentences as (
+-- per-submission model, so a run's row depends on its own rows only. sacreBLEU and chrF (SPEC 13):
+-- sacrebleu's corpus scores from the statistics summed over the run's realized sentences, as
+-- corpus_bleu is (a missing sentence is no hypothesis, not an empty one).
+with mt as (
+    select
+        submission_id,
+        srlens_sacrebleu_corpus_bleu({{ mt_stat_list(sacrebleu_bleu_fields(), 'sum({})') }}) as sacrebleu_bleu,
+        srlens_chrf_from_stats({{ mt_stat_list(chrf_fields(), 'sum({})') }}) as chrf
+    from {{ ref('int_sacrebleu_stats') }}
+    where {{ changed_submission() }}
+    group by submission_id
+),
+
+sentences as (
     select s.*, b.st
     from {{ ref('sentence_scores') }} s
     left join (
@@ -47,8 +59,14 @@ select
     any_value(ci.dea_boot_mean) as dea_boot_mean,
     any_value(processor) as processor,
     any_value(bleu_nltk_version) as bleu_nltk_version,
-    {{ submission_signature('any_value(processor)') }} as signature  -- srlens/signature.py
+    {{ submission_signature('any_value(processor)') }} as signature,  -- srlens/signature.py
+    any_value(mt.sacrebleu_bleu) as sacrebleu_bleu,  -- NULL where the reference has no text
+    any_value(mt.chrf) as chrf,
+    {{ sacrebleu_signature('corpus_bleu') }} as sacrebleu_bleu_signature,
+    {{ sacrebleu_signature('sentence_bleu') }} as sacrebleu_sentence_bleu_signature,
+    {{ sacrebleu_signature('chrf') }} as chrf_signature
 from sentences
 left join {{ ref('int_lambre_submission_scores') }} r using (submission_id)
 left join {{ ref('int_submission_intervals') }} ci using (submission_id)
+left join mt using (submission_id)
 group by submission_id

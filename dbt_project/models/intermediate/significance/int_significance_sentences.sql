@@ -13,6 +13,11 @@ select
     {%- for c in ['hyp_len', 'ref_len', 'm1', 'm2', 'm3', 'm4', 't1', 't2', 't3', 't4'] %}
         b.{{ c }}::double as {{ c }},
     {%- endfor %}
+    -- sacrebleu's statistics (SPEC 13): NULL in every sentence of a run without reference text, 0 (adds
+    -- nothing to a sum) for a sentence without text in a run that has some
+    {%- for c in sacrebleu_bleu_fields() + chrf_fields() %}
+        case when count(mt.sent_idx) over run > 0 then coalesce(mt.{{ c }}, 0)::double end as {{ c }},
+    {%- endfor %}
     s.dea_matched::double as dea_matched,
     s.dea_edges::double as dea_edges,
 {%- for score in significance_mean_scores() %}
@@ -22,4 +27,6 @@ select
 from {{ ref('sentence_scores') }} s
 join {{ ref('int_sentence_accuracies') }} u using (submission_id, sent_idx)  -- the scored outputs
 left join {{ ref('int_sentence_bleu_stats') }} b using (submission_id, sent_idx)  -- none without a reference
+left join {{ ref('int_sacrebleu_stats') }} mt using (submission_id, sent_idx)  -- none without reference text
 where not s.is_missing and {{ changed_submission('s.submission_id') }}
+window run as (partition by s.submission_id)
