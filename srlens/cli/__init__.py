@@ -60,6 +60,7 @@ NEEDS_WAREHOUSE = (
 # Every command in the order of srlens --help.
 COMMANDS = (
     loading.add_load_treebank,
+    loading.add_load_references,
     loading.add_load_outputs,
     loading.add_load_campaign,
     loading.add_load_human,

@@ -13,5 +13,5 @@ select
     deprel,
     split_part(deprel, ':', 1) as base_deprel,
     split_part(deprel, ':', 1) = 'punct' as is_punct
-from {{ ref('stg_tokens') }}
+from {{ ref('int_reference_tokens') }}
 where token_kind = 'word'
