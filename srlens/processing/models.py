@@ -45,7 +45,7 @@ DEFAULT_MAX_WORDS = 500  # longer than any UD sentence; stanza then needs ~0.35 
 
 # Bump when the way stanza's output is turned into cache rows changes: it is
 # part of the hashed processor id, so old cache rows are then ignored.
-EXTRACTION_VERSION = "srlens-stanza-rows-1"
+EXTRACTION_VERSION = "srlens-stanza-rows-2"  # 2: a token stanza shows as <UNK> keeps its text
 
 PROCESSORS = ("tokenize", "mwt", "pos", "lemma", "depparse")
 REQUIRED_FILES = ("tokenize.pt", "pos.pt", "lemma.pt", "depparse.pt")

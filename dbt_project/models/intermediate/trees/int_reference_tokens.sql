@@ -6,7 +6,9 @@
 -- UD treebanks annotate run-on sentences, so every tree has one root, as SPEC 3's n - 1 edges
 -- assume (and as the identity, SPEC 13, needs). Multiword-token lines are rebuilt from token_idx, so that the aligned
 -- processor sees surface tokens as in a CoNLL-U treebank; their form is their words' forms joined
--- (the cache keeps no surface form: right for English contractions, do + n't).
+-- (the cache keeps no surface form: right for English contractions, do + n't). `parsed` tells the
+-- parsed lines from gold ones: their punctuation is UPOS PUNCT, as in a parsed output (SPEC 6), so
+-- that the reference's own text, parsed, gives the reference's own words (int_reference_words).
 {% set reference_parsers = mapping_var('reference_parsers') %}
 
 with parsers as (
@@ -78,7 +80,8 @@ select
     head,
     deprel,
     deps,
-    misc
+    misc,
+    false as parsed
 from {{ ref('stg_tokens') }}
 union all
 -- line_no orders a sentence's lines: a multiword line just before its first word.
@@ -97,7 +100,8 @@ select
     head,
     deprel,
     null::varchar as deps,
-    null::varchar as misc
+    null::varchar as misc,
+    true as parsed
 from parsed
 union all
 select
@@ -115,5 +119,6 @@ select
     null::integer as head,
     null::varchar as deprel,
     null::varchar as deps,
-    null::varchar as misc
+    null::varchar as misc,
+    true as parsed
 from multiword
