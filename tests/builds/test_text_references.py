@@ -10,6 +10,7 @@ from srlens.build import build
 from srlens.loaders.load import load_outputs
 from srlens.loaders.references import load_references
 from srlens.processing import process_pending
+from srlens.processing.shards import load_parses, parse_shard
 from tests.conftest import EN_EWT_TEST
 from tests.support.stanza import CONTRACTION, DOGS, TWO_SENTENCES, require_models, write_lines
 
@@ -53,16 +54,18 @@ def rows(warehouse, sql):
 @pytest.mark.parametrize("processor", ["aligned", "stanza"])
 def test_the_reference_text_scores_dea_and_string_accuracy_one_on_every_sentence(built, processor):
     n = len(en_ewt_texts())
-    total, string_one, dea_one, dea_undefined, edges_missed = rows(
+    total, string_one, only_punctuation, dea_one, dea_undefined, edges_missed = rows(
         built[processor],
         """select count(*), count(*) filter (where simple_string_accuracy = 1 and generation_string_accuracy = 1),
+                  count(*) filter (where simple_string_accuracy is null and reference_words = 0 and output_words = 0),
                   count(*) filter (where dea = 1), count(*) filter (where dea is null and reference_words <= 1),
                   sum(dea_edges - dea_matched)
            from sentence_scores""",
     )[0]
     assert total == n == 2077
-    assert string_one == n
-    assert dea_one + dea_undefined == n  # DEA is NULL only for a tree of one word (SPEC 3)
+    # a line of only punctuation ('...', '?') has no word to compare: its accuracies are undefined (NULL)
+    assert (string_one, only_punctuation) == (n - 33, 33)
+    assert dea_one + dea_undefined == n  # DEA is NULL only for a tree of one word or none (SPEC 3)
     assert edges_missed == 0
     # the run's processor is the one asked for; the trees are stanza's either way
     assert rows(built[processor], "select distinct processor from sentence_scores") == [
@@ -120,3 +123,19 @@ def test_a_changed_reference_reparses_only_its_changed_sentences(tmp_path):
     assert load_references(wh, refs, "en_ref", "en").changed == 1
     assert parse() == 1
     assert parse() == 0
+
+
+def test_parse_shard_and_load_parses_cover_text_references(tmp_path):
+    """A cluster parses references as it parses outputs: a shard file, loaded back, leaves nothing to parse."""
+    models = require_models()
+    wh = tmp_path / "wh.duckdb"
+    write_lines(tmp_path / "refs.txt", [DOGS, CONTRACTION])
+    load_references(wh, tmp_path / "refs.txt", "en_ref", "en")
+    shard = tmp_path / "shard.parquet"
+    assert parse_shard(wh, 1, 1, shard, models, device="cpu", progress=False)["texts"] == 2
+    assert load_parses(wh, [shard], models)[0] == 2
+    con = duckdb.connect(str(wh))
+    try:
+        assert process_pending(con, model_dir=models, progress=False, references_only=True)["texts_parsed"] == 0
+    finally:
+        con.close()
