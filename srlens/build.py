@@ -463,7 +463,11 @@ def prepare(building, processor, stanza_dir, echo, device="auto"):
         ).fetchone()[0]
         if processor == "stanza" or text_references:
             if processor != "stanza":  # text references are parsed whatever parses the outputs
-                processing.require_stanza(f"the text references of corpora {text_references} (load-references)")
+                processing.require_stanza(
+                    f"a build of the text references of corpora {text_references} (load-references: their trees "
+                    "are their stanza parse, whatever the processor)",
+                    "or load a treebank for them: load-treebank --replace",
+                )
             parsed = processing.process_pending(
                 con, model_dir=stanza_dir, progress=echo, device=device, references_only=processor != "stanza"
             )

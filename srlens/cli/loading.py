@@ -59,7 +59,7 @@ def run_load_references(args):
     from srlens.processing.models import models_or_download, require_stanza  # noqa: PLC0415
 
     def check_language(language):
-        require_stanza("text references (their trees are stanza's parse)")
+        require_stanza("load-references (the trees of text references are their stanza parse)", "or load a treebank")
         models_or_download(
             language,
             args.stanza_dir,

@@ -225,13 +225,10 @@ def stanza_installed():
     return importlib.util.find_spec("stanza") is not None
 
 
-def require_stanza(what="parsing output texts"):
+def require_stanza(what="parsing output texts", other="or build with --processor aligned, which needs no model"):
     """Refuse, in one line naming the extra, what needs stanza when it is not installed."""
     if not stanza_installed():
-        raise ProcessingError(
-            f"{what} needs stanza, which is not installed: {STANZA_EXTRA} "
-            "(or build with --processor aligned, which needs no model)"
-        )
+        raise ProcessingError(f"{what} needs stanza, which is not installed: {STANZA_EXTRA} ({other})")
 
 
 def stanza_version():
