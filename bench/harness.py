@@ -51,6 +51,7 @@ BENCHMARKS = {
     "loads": "bench.loads",
     "report": "bench.report",
     "stanza": "bench.stanza",
+    "reference-parse": "bench.stanza:ReferenceParse",
     "models": "bench.models",
 }
 

@@ -109,3 +109,65 @@ def summary(medians):
         f"{words:,.0f} words parsed: one process {words / one['wall']:,.0f} words/s, the default workers "
         f"{words / default['wall']:,.0f} words/s ({one['wall'] / default['wall']:.2f}x)."
     )
+
+
+# Run as `python -c PARSE_REFERENCES WAREHOUSE MODELS`: the parse an aligned build does first.
+PARSE_REFERENCES = """
+import sys, duckdb
+from srlens import processing
+con = duckdb.connect(sys.argv[1])
+processing.process_pending(con, model_dir=sys.argv[2], progress=False, device="cpu", references_only=True)
+con.close()
+"""
+REFERENCE_SENTENCES = 2000
+
+
+class ReferenceParse:
+    """The parse of text references (srlens load-references): the first 2,000 `# text` lines of UD en_ewt
+    test (`--scale` multiplies them) loaded as a text reference, then parsed as a build does before dbt
+    (process_pending with references_only, the default workers, CPU), into an empty cache."""
+
+    @staticmethod
+    def prepare(data, scale):
+        texts = [
+            line[len("# text = ") :].strip()
+            for line in EN_EWT_TEST.read_text(encoding="utf-8").split("\n")
+            if line.startswith("# text = ")
+        ]
+        (data / "references.txt").write_text(
+            "\n".join(texts[: max(10, round(REFERENCE_SENTENCES * scale))]) + "\n", encoding="utf-8"
+        )
+
+    @staticmethod
+    def steps(ctx):
+        warehouse = ctx.work / "references.duckdb"
+        load = ctx.srlens(
+            "load-references",
+            ctx.data / "references.txt",
+            "--corpus",
+            "en_ref",
+            "--language",
+            "en",
+            warehouse=warehouse,
+        )
+        parse = [ctx.python, "-c", PARSE_REFERENCES, warehouse, MODELS]
+        return [
+            Step("load the references", load, env={"SRLENS_STANZA_DIR": str(MODELS)}, measure=False),
+            Step("parse the references", parse, details=lambda ctx: _parsed(warehouse)),
+        ]
+
+    @staticmethod
+    def summary(medians):
+        step = medians["parse the references"]
+        texts, words = step["details"]["texts parsed"], step["details"]["words parsed"]
+        rate = f"{texts / step['wall']:,.1f} texts/s, {words / step['wall']:,.0f} words/s"
+        return f"{texts:,.0f} distinct texts, {words:,.0f} words: {rate}."
+
+
+def _parsed(warehouse):
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        texts, words = con.execute("select count(*), sum(words) from cache.parsed_texts").fetchone()
+    finally:
+        con.close()
+    return {"texts parsed": float(texts), "words parsed": float(words)}

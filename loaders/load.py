@@ -50,14 +50,15 @@ def guess_language(corpus, path):
     return "und"
 
 
-def load_treebank(warehouse, path, corpus, language=None):
+def load_treebank(warehouse, path, corpus, language=None, replace=False):
     """Load (or replace) the reference treebank of `corpus`; returns (sentences, words)."""
-    return load_treebanks(warehouse, [(path, corpus, language)])[0]
+    return load_treebanks(warehouse, [(path, corpus, language)], replace)[0]
 
 
-def load_treebanks(warehouse, treebanks):
+def load_treebanks(warehouse, treebanks, replace=False):
     """Load (or replace) treebanks given as (path, corpus, language or None), all in one transaction: all or
-    none. One connection and one commit for all make a campaign's treebanks about twice as cheap to load
+    none. A corpus with text references (loaders/references.py) is replaced only if `replace`. One
+    connection and one commit for all make a campaign's treebanks about twice as cheap to load
     as one command each (docs/performance.md, "Loading"). Returns (sentences, words) of each.
 
     The first file is read before the warehouse is opened, as a single load always was; the others inside
@@ -77,6 +78,7 @@ def load_treebanks(warehouse, treebanks):
         treebanks = _read_ahead(first, [path for path, _, _ in named[1:]])
         for (path, corpus, language), treebank in zip(named, treebanks, strict=True):
             _refuse_reference_free(con, path, corpus)
+            _refuse_text_reference(con, path, corpus, replace)
             _check_runs_still_match(con, path, corpus, treebank.sentences["sent_id"])
             for table in ("raw.treebank_files", "raw.sentences", "raw.tokens"):
                 con.execute(f"delete from {table} where corpus = ?", [corpus])
@@ -84,7 +86,8 @@ def load_treebanks(warehouse, treebanks):
             insert_columns(con, "raw.sentences", {"corpus": [corpus] * n, **treebank.sentences})
             insert_treebank_tokens(con, "raw.tokens", {"corpus": corpus}, treebank, treebank.token_sent_idx)
             con.execute(
-                "insert into raw.treebank_files values (?, ?, ?, ?, ?, ?, ?)",
+                """insert into raw.treebank_files (corpus, language, source_file, sha256, sentences, words, loaded_at,
+                                                    reference) values (?, ?, ?, ?, ?, ?, ?, 'treebank')""",
                 [corpus, language, str(path), treebank.sha256, n, treebank.words, utc_now()],
             )
             counts.append((n, treebank.words))
@@ -101,6 +104,17 @@ def _read_ahead(first, paths):
             yield treebank
             treebank = upcoming.result()
         yield treebank
+
+
+def _refuse_text_reference(con, path, corpus, replace):
+    """Text references are replaced by a treebank only when asked: the corpus's trees would change kind."""
+    kind = con.execute("select reference from raw.treebank_files where corpus = ?", [corpus]).fetchone()
+    if kind and kind[0] == "text" and not replace:
+        raise LoadError(
+            path,
+            f"corpus {corpus!r} has text references (load-references): --replace replaces them with this "
+            "treebank (or load it under another corpus name)",
+        )
 
 
 def _check_runs_still_match(con, path, corpus, sent_ids):

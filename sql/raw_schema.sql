@@ -14,6 +14,9 @@ create table if not exists raw.treebank_files (
     words       integer not null,
     loaded_at   timestamp not null
 );
+-- What the corpus's reference trees are: 'treebank' (gold, raw.tokens) or 'text' (reference texts,
+-- `srlens load-references`: no token lines; the trees are their stanza parse, made by each build).
+alter table raw.treebank_files add column if not exists reference varchar default 'treebank';
 
 -- One row per sentence of a treebank; sent_idx is the 1-based position in the file.
 create table if not exists raw.sentences (

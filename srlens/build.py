@@ -457,11 +457,25 @@ def prepare(building, processor, stanza_dir, echo, device="auto"):
         ensure_raw_schema(con)
         processing.ensure_cache_schema(con)
         con.execute(META_SQL)
-        stanza_processors, parsed_on = {}, None
-        if processor == "stanza":
-            parsed = processing.process_pending(con, model_dir=stanza_dir, progress=echo, device=device)
+        stanza_processors, reference_parsers, parsed_on = {}, {}, None
+        text_references = con.execute(
+            "select string_agg(corpus, ', ' order by corpus) from raw.treebank_files where reference = 'text'"
+        ).fetchone()[0]
+        if processor == "stanza" or text_references:
+            if processor != "stanza":  # text references are parsed whatever parses the outputs
+                processing.require_stanza(
+                    f"a build of the text references of corpora {text_references} (load-references: their trees "
+                    "are their stanza parse, whatever the processor)",
+                    "or load a treebank for them: load-treebank --replace",
+                )
+            parsed = processing.process_pending(
+                con, model_dir=stanza_dir, progress=echo, device=device, references_only=processor != "stanza"
+            )
+            languages = parsed["languages"].items()
             # The processor id of every language that has output text, as processing resolved it.
-            stanza_processors = {lang: stats["processor"] for lang, stats in parsed["languages"].items()}
+            if processor == "stanza":
+                stanza_processors = {lang: stats["processor"] for lang, stats in languages}
+            reference_parsers = {lang: stats["processor"] for lang, stats in languages if stats["references"]}
             parsed_on = parsed["device"]
     finally:
         con.close()
@@ -469,6 +483,7 @@ def prepare(building, processor, stanza_dir, echo, device="auto"):
         **build_vars.defaults(),
         "processor": processor,
         "stanza_processors": stanza_processors,
+        "reference_parsers": reference_parsers,
         "bleu_nltk_version": NLTK_COMPAT_VERSION,
         "sacrebleu_signatures": sacrebleu_signatures(),
     }, parsed_on
@@ -477,7 +492,7 @@ def prepare(building, processor, stanza_dir, echo, device="auto"):
 # Everything but the runs that the marts depend on. When any of it differs from the last
 # successful build, the build is a full refresh.
 REFERENCE_STATE_SQL = """
-select concat_ws(' ', 'treebank', corpus, language, sha256, loaded_at) from raw.treebank_files
+select concat_ws(' ', reference, corpus, language, sha256, loaded_at) from raw.treebank_files
 union all select concat_ws(' ', 'human', count(*), max(loaded_at)) from raw.human_judgments
 union all select concat_ws(' ', 'rules', count(*), max(loaded_at)) from raw.lambre_manual_rules
 union all select concat_ws(' ', 'reference-free corpus', corpus, language) from raw.reference_free_corpora

@@ -250,6 +250,14 @@ VARS = (
         set_by="--stanza-dir",
     ),
     Var(
+        "reference_parsers",
+        {},
+        "a JSON object of language to stanza processor ids",
+        _name_map,
+        "the stanza models that parsed the text references (load-references), by language",
+        set_by="--stanza-dir",
+    ),
+    Var(
         "bleu_nltk_version",
         NLTK_COMPAT_VERSION,
         "a version number",

@@ -14,7 +14,10 @@ Fields, each naming one thing that fixes the figures:
   in outputs (SPEC 6). These name the definitions in force; a change of definition changes them
   (or the version);
 * vars: `default` when every build var that changes a figure has its default, else the first 8 hex
-  digits of the sha256 of those that differ (`srlens status` lists them).
+  digits of the sha256 of those that differ (`srlens status` lists them);
+* ref (only in a build with text references, `srlens load-references`, SPEC 13): `parsed:` and the
+  stanza processor ids that parsed them, joined by `+`: those corpora's trees are no gold trees.
+  corpus_stats.reference_parser names the parser of each corpus.
 
 `srlens build` stores the signature in meta.builds, passes it to dbt as the var `signature`, and
 the mart submission_scores gives each run its own (dbt_project/macros/signature.sql).
@@ -62,5 +65,11 @@ def signature(dbt_vars, version=None):
     version = version or metadata.version("srlens")
     return (
         f"srlens:{version}|proc:{processor_field(dbt_vars)}|bleu:nltk-{dbt_vars['bleu_nltk_version']}/m2"
-        f"|{DEFINITIONS}|vars:{_vars_field(dbt_vars)}"
+        f"|{DEFINITIONS}|vars:{_vars_field(dbt_vars)}{reference_field(dbt_vars)}"
     )
+
+
+def reference_field(dbt_vars):
+    """'' without text references, else '|ref:parsed:' and their parsers' ids."""
+    parsers = dbt_vars.get("reference_parsers") or {}
+    return "|ref:parsed:" + "+".join(pid for _, pid in sorted(parsers.items())) if parsers else ""

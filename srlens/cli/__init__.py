@@ -23,6 +23,7 @@ DEFAULT_WAREHOUSE = "warehouse/srlens.duckdb"
 EPILOG = """examples:
   srlens load-demo && srlens build --processor aligned    # the bundled demo, no stanza model needed
   srlens load-treebank en_ewt-ud-test.conllu --corpus en_ewt
+  srlens load-references newstest.de.txt --corpus wmt_de --language de   # texts: stanza parses them
   srlens load-outputs team1_run1.txt --corpus en_ewt --team team1 --run run1 --campaign sr19
   srlens load-campaign submissions/sr19/ --campaign sr19   # TEAM/RUN/CORPUS.txt, or a CSV manifest
   srlens load-human sr19_human.csv
@@ -60,6 +61,7 @@ NEEDS_WAREHOUSE = (
 # Every command in the order of srlens --help.
 COMMANDS = (
     loading.add_load_treebank,
+    loading.add_load_references,
     loading.add_load_outputs,
     loading.add_load_campaign,
     loading.add_load_human,

@@ -24,7 +24,63 @@ def add_load_treebank(sub):
         help="ISO code of the language, e.g. en (default: the prefix of the corpus or file name, as in UD's "
         "en_ewt); with several files, the language of each",
     )
+    c.add_argument("--replace", action="store_true", help="replace the text references (load-references) of the corpus")
     c.set_defaults(func=run_load_treebank)
+
+
+def add_load_references(sub):
+    c = sub.add_parser(
+        "load-references",
+        help="load reference texts as the references of a corpus (their trees are stanza's parse)",
+        description="Load (or replace) the reference texts of a corpus (machine translation, data-to-text). "
+        "Each build parses them with stanza, whatever the processor of the outputs, and the corpus "
+        "then works as a treebank's (docs/text-references.md). Example: srlens load-references "
+        "newstest.de.txt --corpus wmt_de --language de",
+    )
+    c.add_argument("file", help="one sentence a line (text, ids 1..N) or '# sent_id'/'# text' blocks (sr)")
+    c.add_argument("--corpus", required=True, help=f"the corpus name runs will refer to ({NAMES})")
+    c.add_argument("--language", required=True, help="ISO code of the language, e.g. en: chooses the stanza model")
+    c.add_argument("--format", default="text", choices=("text", "sr"), help="input format (default: %(default)s)")
+    c.add_argument("--replace", action="store_true", help="replace the corpus's reference treebank by these texts")
+    c.add_argument(
+        "--stanza-dir",
+        default=None,
+        help="folder of stanza models, checked for the language (default: $SRLENS_STANZA_DIR, else "
+        "stanza's own model folder, where a missing language is downloaded)",
+    )
+    c.set_defaults(func=run_load_references)
+
+
+def run_load_references(args):
+    announce(args.file)
+    import sys  # noqa: PLC0415
+
+    from srlens.loaders.references import load_references  # noqa: PLC0415
+    from srlens.processing.models import models_or_download, require_stanza  # noqa: PLC0415
+
+    def check_language(language):
+        require_stanza("load-references (the trees of text references are their stanza parse)", "or load a treebank")
+        models_or_download(
+            language,
+            args.stanza_dir,
+            f" (needed to parse the references in {args.file})",
+            lambda line: say(line, sys.stderr),
+        )
+
+    done = load_references(
+        args.warehouse, args.file, args.corpus, args.language, args.format, args.replace, check_language
+    )
+    say(f"loaded {done.sentences} reference sentences as corpus {args.corpus} (trees: their stanza parse, at build)")
+    if done.replaced == "treebank":
+        say(f"replaced the reference treebank of {args.corpus}: the next build recomputes its every score")
+    elif done.replaced == "text":
+        if done.changed:
+            say(
+                f"{done.changed} reference sentence(s) changed: their parse and every score of the corpus's "
+                f"{done.runs} run(s) are recomputed by the next build"
+            )
+        else:
+            say("no reference sentence changed (the parse stays cached)")
 
 
 def add_load_outputs(sub):
@@ -171,7 +227,9 @@ def run_load_treebank(args):
     from srlens.loaders.names import corpus_of_file
 
     corpora = [args.corpus] if args.corpus is not None else [corpus_of_file(f) for f in args.file]
-    loaded = load_treebanks(args.warehouse, [(path, corpus, args.language) for path, corpus in zip(args.file, corpora)])
+    loaded = load_treebanks(
+        args.warehouse, [(path, corpus, args.language) for path, corpus in zip(args.file, corpora)], args.replace
+    )
     for corpus, (sentences, words) in zip(corpora, loaded):
         say(f"loaded {sentences} sentences ({words} words) as corpus {corpus}")
 

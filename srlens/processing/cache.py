@@ -100,13 +100,31 @@ OUTPUT_TEXTS_SQL = f"""
     where s.format <> 'conllu' and not o.is_missing and o.text is not null and trim(o.text) <> ''
 """
 
+# The reference texts of text-reference corpora (srlens load-references): their trees are their parse,
+# whatever processor the build uses for outputs.
+REFERENCE_TEXTS_SQL = """
+    select distinct t.language, s.text
+    from raw.sentences s
+    join raw.treebank_files t on t.corpus = s.corpus
+    where t.reference = 'text' and s.text is not null and trim(s.text) <> ''
+"""
+
+# Every text a stanza build parses: outputs and references (one cache: a run that copies its reference
+# is parsed once).
+PARSED_TEXTS_SQL = f"select * from ({OUTPUT_TEXTS_SQL}) union select * from ({REFERENCE_TEXTS_SQL})"
+
+
+def texts_sql(references_only=False):
+    """The texts to parse: every text of a stanza build, or the reference texts only (an aligned build)."""
+    return REFERENCE_TEXTS_SQL if references_only else PARSED_TEXTS_SQL
+
 
 def ensure_cache_schema(con) -> None:
     """Create schema `cache` with parsed_texts and parsed_words if they are missing."""
     con.execute(CACHE_SCHEMA_SQL)
 
 
-def pending_texts(con, language, processor):
+def pending_texts(con, language, processor, references_only=False):
     """[(text, text_hash)] of `language` not cached under `processor`, shortest first (stanza is
     fastest on batches of texts of about one length). The cache may be missing (a read-only
     connection to a warehouse never built): then every text is pending."""
@@ -115,7 +133,7 @@ def pending_texts(con, language, processor):
     not_cached = "not exists (select 1 from cache.parsed_texts p where p.processor = ? and p.text_hash = d.text_hash)"
     return con.execute(
         f"""
-        select text, text_hash from (select *, sha256(text) as text_hash from ({OUTPUT_TEXTS_SQL})) d
+        select text, text_hash from (select *, sha256(text) as text_hash from ({texts_sql(references_only)})) d
         where d.language = ? and {not_cached if cached else "?::varchar is not null"}
         order by length(text), text
     """,

@@ -45,7 +45,7 @@ DEFAULT_MAX_WORDS = 500  # longer than any UD sentence; stanza then needs ~0.35 
 
 # Bump when the way stanza's output is turned into cache rows changes: it is
 # part of the hashed processor id, so old cache rows are then ignored.
-EXTRACTION_VERSION = "srlens-stanza-rows-1"
+EXTRACTION_VERSION = "srlens-stanza-rows-2"  # 2: a token stanza shows as <UNK> keeps its text
 
 PROCESSORS = ("tokenize", "mwt", "pos", "lemma", "depparse")
 REQUIRED_FILES = ("tokenize.pt", "pos.pt", "lemma.pt", "depparse.pt")
@@ -225,13 +225,10 @@ def stanza_installed():
     return importlib.util.find_spec("stanza") is not None
 
 
-def require_stanza(what="parsing output texts"):
+def require_stanza(what="parsing output texts", other="or build with --processor aligned, which needs no model"):
     """Refuse, in one line naming the extra, what needs stanza when it is not installed."""
     if not stanza_installed():
-        raise ProcessingError(
-            f"{what} needs stanza, which is not installed: {STANZA_EXTRA} "
-            "(or build with --processor aligned, which needs no model)"
-        )
+        raise ProcessingError(f"{what} needs stanza, which is not installed: {STANZA_EXTRA} ({other})")
 
 
 def stanza_version():
@@ -262,3 +259,24 @@ def stanza_processor_id(language, model_dir=None, limit=None) -> str:
     """e.g. 'stanza-1.15.0/en/3f2a9c1b': stanza version, language, sha256 of the model files' bytes
     and of the chunk limit (max_words)."""
     return spec_id(resolve_models(language, model_dir), limit)
+
+
+def models_or_download(language, model_dir=None, needed_by="", say=print):
+    """The ModelSpec of `language` (resolve_models); where srlens looks in stanza's default folder (no
+    model_dir, $SRLENS_STANZA_DIR nor $STANZA_RESOURCES_DIR) and the language is missing, download it
+    there as stanza documents (stanza.download(lang, model_dir=its default), with stanza's progress
+    bar), saying so in a line. Offline, or when the download fails, resolve_models's error stands."""
+    try:
+        return resolve_models(language, model_dir, needed_by)
+    except ProcessingError:
+        base, origin = _model_base(model_dir)
+        if origin != "stanza's default model folder" or language == "und":
+            raise
+        say(f"srlens: downloading the stanza models for '{language}' into {base} (stanza.download)")
+        try:
+            import stanza  # noqa: PLC0415 (imports torch: only here)
+
+            stanza.download(language, model_dir=str(base))
+        except Exception as e:  # no network, an unknown language: the offline error stands
+            say(f"srlens: the download failed: {type(e).__name__}: {e}")
+        return resolve_models(language, model_dir, needed_by)

@@ -133,7 +133,7 @@ def piece_rows(doc):
                     (
                         word_offset + word.id,
                         token_offset + t,
-                        word.text,
+                        _surface(doc, token, word),
                         word.lemma,
                         word.upos,
                         word.xpos,
@@ -145,6 +145,14 @@ def piece_rows(doc):
         word_offset += len(sentence.words)
         token_offset += len(sentence.tokens)
     return word_offset, token_offset, len(doc.sentences), rows
+
+
+def _surface(doc, token, word):
+    """The word's form; stanza shows a very long token (a URL) as '<UNK>': it keeps its text here, so
+    that a parsed reference spells its own text (the identity, SPEC 13)."""
+    if word.text == "<UNK>" and len(token.words) == 1 and token.start_char is not None and doc.text:
+        return doc.text[token.start_char : token.end_char]
+    return word.text
 
 
 def join_pieces(pieces):

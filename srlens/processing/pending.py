@@ -9,10 +9,11 @@ from srlens.loaders.store import utc_now
 from srlens.processing.cache import (
     CORPUS_LANGUAGES_SQL,
     FLUSH_TEXTS,
-    OUTPUT_TEXTS_SQL,
+    REFERENCE_TEXTS_SQL,
     Rows,
     ensure_cache_schema,
     pending_texts,
+    texts_sql,
 )
 from srlens.processing.models import MAX_WORDS_ENV, ProcessingError, max_words, resolve_models, spec_id
 from srlens.processing.parse import Parser, default_workers, resolve_device, split_words
@@ -23,8 +24,11 @@ def _log(progress, message):
         print(f"srlens: {message}", file=sys.stderr, flush=True)
 
 
-def process_pending(con, model_dir=None, batch_size=32, progress=True, limit=None, device="auto", workers=None) -> dict:
-    """Parse every output text not yet in the cache for its language's current processor.
+def process_pending(
+    con, model_dir=None, batch_size=32, progress=True, limit=None, device="auto", workers=None, references_only=False
+) -> dict:
+    """Parse every output text and text reference (srlens load-references) not yet in the cache for its
+    language's current processor; only the text references if `references_only` (an aligned build).
 
     `con` is a read-write DuckDB connection to a warehouse with the raw schema,
     not inside a transaction (each bulk write is its own transaction, so an
@@ -35,18 +39,23 @@ def process_pending(con, model_dir=None, batch_size=32, progress=True, limit=Non
     parse at once (default: default_workers). Returns
     {"texts_parsed", "texts_cached", "words_parsed": totals, "device": cpu, cuda or None (nothing parsed),
      "languages": {lang: {"processor", "texts_parsed", "texts_cached", "words_parsed",
-                          "texts_chunked", "pipeline_loaded", "load_seconds", "parse_seconds", "workers"}}}.
+                          "texts_chunked", "pipeline_loaded", "load_seconds", "parse_seconds", "workers",
+                          "references": whether the language has text references}}}.
     """
     limit = limit or max_words()
     ensure_cache_schema(con)
-    specs, needed = language_models(con, model_dir)
+    specs, needed = language_models(con, model_dir, references_only)
+    with_references = {
+        lang for (lang,) in con.execute(f"select distinct language from ({REFERENCE_TEXTS_SQL})").fetchall()
+    }
     result = {"texts_parsed": 0, "texts_cached": 0, "words_parsed": 0, "device": None, "languages": {}}
     for language, total in needed:
         spec = specs[language]
         processor = spec_id(spec, limit)
-        pending = pending_texts(con, language, processor)
+        pending = pending_texts(con, language, processor, references_only)
         stats = {
             "processor": processor,
+            "references": language in with_references,
             "texts_parsed": 0,
             "texts_cached": total - len(pending),
             "words_parsed": 0,
@@ -79,11 +88,12 @@ def process_pending(con, model_dir=None, batch_size=32, progress=True, limit=Non
     return result
 
 
-def language_models(con, model_dir):
+def language_models(con, model_dir, references_only=False):
     """({language: ModelSpec}, [(language, distinct texts to parse)]) for every language with output
-    text; a language without models is a ProcessingError naming its corpora, before any parsing."""
+    text or text references; a language without models is a ProcessingError naming its corpora, before
+    any parsing."""
     needed = con.execute(f"""
-        select language, count(*) from ({OUTPUT_TEXTS_SQL}) group by language order by language
+        select language, count(*) from ({texts_sql(references_only)}) group by language order by language
     """).fetchall()
     specs, problems = {}, []
     for language, _ in needed:
@@ -95,12 +105,13 @@ def language_models(con, model_dir):
         corpora = dict(
             con.execute(f"""
             select t.language, string_agg(distinct s.corpus, ', ' order by s.corpus)
-            from raw.submissions s join ({CORPUS_LANGUAGES_SQL}) t on t.corpus = s.corpus
-            where s.format <> 'conllu' group by t.language""").fetchall()
+            from (select corpus from raw.submissions where format <> 'conllu'
+                  union select corpus from raw.treebank_files where reference = 'text') s
+            join ({CORPUS_LANGUAGES_SQL}) t on t.corpus = s.corpus group by t.language""").fetchall()
         )
         others = "".join(f" Language '{lang}' (corpora {corpora.get(lang)}) lacks models too." for lang in problems[1:])
         try:
-            needed_by = f" (needed by the text runs of corpora {corpora.get(problems[0])})"
+            needed_by = f" (needed by the text runs or text references of corpora {corpora.get(problems[0])})"
             resolve_models(problems[0], model_dir, needed_by)
         except ProcessingError as e:
             raise ProcessingError(f"{e}{others}") from None

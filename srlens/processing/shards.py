@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 from srlens.children import terminate_as_interrupt
 from srlens.loaders.errors import printable
 from srlens.loaders.store import is_warehouse_file, open_for_write, require_warehouse, stop_point, transaction
-from srlens.processing.cache import OUTPUT_TEXTS_SQL, TEXTS_SCHEMA, WORDS_SCHEMA, ensure_cache_schema, pending_texts
+from srlens.processing.cache import PARSED_TEXTS_SQL, TEXTS_SCHEMA, WORDS_SCHEMA, ensure_cache_schema, pending_texts
 from srlens.processing.models import MAX_WORDS_ENV, ProcessingError, max_words, require_stanza, spec_id
 from srlens.processing.parse import resolve_device
 from srlens.processing.pending import language_models, parse_into
@@ -287,10 +287,11 @@ def _check_rows(con, path, expected):
         )
     foreign, example = con.execute(
         f"""select count(*), any_value(text) from parse_file p
-        where not exists (select 1 from ({OUTPUT_TEXTS_SQL}) o where o.language = p.language and o.text = p.text)""",
+        where not exists (select 1 from ({PARSED_TEXTS_SQL}) o where o.language = p.language and o.text = p.text)""",
     ).fetchall()[0]
     if foreign:
         raise ProcessingError(
-            f"{name}: {foreign} texts that are no output text of this warehouse's text or sr runs "
+            f"{name}: {foreign} texts that are no output text of this warehouse's text or sr runs nor a text "
+            "reference "
             f"(e.g. {printable(str(example))[:80]!r}); nothing loaded"
         )

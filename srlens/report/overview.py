@@ -124,7 +124,24 @@ def corpus_stats_table(frame):
         + [(k, h, str) for k, h in STAT_COLUMNS]
         + [("nonprojective_pct", "NP %", lambda v: fmt(v, 2))]
     )
-    return table(rows, columns, "stats")
+    return table(rows, columns, "stats") + parsed_trees_note(frame)
+
+
+def parsed_trees_note(frame):
+    """SPEC 13: the trees of text-reference corpora are a parse, not gold; say so, with the parser."""
+    if "reference" not in frame.columns:
+        return ""
+    parsed = frame[frame.reference == "parsed"]
+    if parsed.empty:
+        return ""
+    by_parser = {}
+    for r in parsed.to_dict("records"):
+        by_parser.setdefault(r["reference_parser"] or "an unknown parser", []).append(r["corpus"])
+    return "".join(
+        f'<p class="note">The trees of {esc(", ".join(corpora))} are no gold trees: the parse of text '
+        f"references by {esc(parser)} (docs/text-references.md).</p>"
+        for parser, corpora in sorted(by_parser.items())
+    )
 
 
 def subtree_tables(report, frame, scope_text):

@@ -38,6 +38,11 @@ ERRORS = {
         [*L, "load-treebank", "--nope", "x.conllu"],
         [*L, "load-treebank"],
     ],
+    "load-references": [
+        [*L, "load-references", "{tmp}/none.txt", "--corpus", "c", "--language", "en"],
+        [*L, "load-references", "x.txt", "--corpus", "c"],
+        [*L, "load-references", "x.txt", "--corpus", "c", "--language", "en", "--format", "conllu"],
+    ],
     "load-outputs": [
         [*L, "load-outputs", "{tmp}/none.txt", "--corpus", "c", "--team", "t", "--run", "r"],
         [*L, "load-outputs", "{tmp}/none.txt", "--team", "t", "--run", "r"],

@@ -4,7 +4,7 @@
 -- somewhere also counts its plain-word occurrences, so that the processor expands it only
 -- where the corpus mostly does. One row per (form, expansion): n occurrences.
 with tokens as (
-    select * from {{ ref('stg_tokens') }}
+    select * from {{ ref('int_reference_tokens') }}
     where token_kind <> 'empty'
 ),
 

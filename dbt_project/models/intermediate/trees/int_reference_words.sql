@@ -12,6 +12,7 @@ select
     head,
     deprel,
     split_part(deprel, ':', 1) as base_deprel,
-    split_part(deprel, ':', 1) = 'punct' as is_punct
-from {{ ref('stg_tokens') }}
+    -- a parsed reference (load-references) marks punctuation as its parsed outputs do: UPOS PUNCT
+    case when parsed then coalesce(upos = 'PUNCT', false) else split_part(deprel, ':', 1) = 'punct' end as is_punct
+from {{ ref('int_reference_tokens') }}
 where token_kind = 'word'
