@@ -44,6 +44,8 @@ SCORES = {
     "rule_score": "rule score",
     "fluency_z_mean": "fluency (z)",
     "adequacy_z_mean": "adequacy (z)",
+    "sacrebleu_bleu": "sacreBLEU",
+    "chrf": "chrF",
 }
 
 # Short labels of the sentence-level variables of the correlation study (SPEC 10); METRICS lists them
@@ -65,6 +67,8 @@ _METRIC_LABELS = {
     "mean_flux_size": "MFS",
     "mean_flux_weight": "MFW",
     "mean_arity": "arity",
+    "sacrebleu_bleu": "sacreBLEU",
+    "chrf": "chrF",
 }
 METRICS = {name: _METRIC_LABELS.get(name, name) for name in CORRELATION_VARIABLES}
 
@@ -142,12 +146,13 @@ with runs as (
            corpus_bleu, dea, simple_string_accuracy_mean, generation_string_accuracy_mean,
            simple_tree_accuracy_mean, generation_tree_accuracy_mean,
            understandability_accuracy_mean, quality_accuracy_mean, reorder_accuracy_mean,
-           rule_score, fluency_z_mean, adequacy_z_mean
+           rule_score, fluency_z_mean, adequacy_z_mean, sacrebleu_bleu, chrf
     from submission_scores
     where campaign = $campaign and corpus = $corpus
 )
 select submission_id, submission, score, value,
-       rank() over (partition by score order by value desc) as rank
+       -- scores equal but for their last bits tie, as in system_rankings
+       rank() over (partition by score order by round(value, 12) desc) as rank
 from (unpivot runs on columns(* exclude (submission_id, submission)) into name score value value)
 order by score, rank, submission"""
 
