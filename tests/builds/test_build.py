@@ -15,13 +15,68 @@ from srlens.loaders.load import load_treebank
 from tests.conftest import EN_EWT_TEST, FIGURE1, require_shared
 
 
-@pytest.fixture
-def small_warehouse(tmp_path):
+@pytest.fixture(scope="module")
+def small_built(tmp_path_factory):
+    """Figure 1, built once for the module."""
     require_shared()
-    wh = tmp_path / "wh.duckdb"
+    wh = tmp_path_factory.mktemp("small") / "wh.duckdb"
     load_treebank(wh, FIGURE1, "figure1")
     build(wh, echo=False)
     return wh
+
+
+@pytest.fixture
+def small_warehouse(small_built, tmp_path):
+    """A copy of `small_built` for a test that changes it: a copy costs far less than a build."""
+    wh = tmp_path / "wh.duckdb"
+    shutil.copyfile(small_built, wh)
+    return wh
+
+
+def relations(warehouse):
+    """{(schema, name)} of every table and view of the warehouse."""
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        return set(
+            con.execute(
+                "select schema_name, table_name from duckdb_tables() union all "
+                "select schema_name, view_name from duckdb_views() where not internal"
+            ).fetchall()
+        )
+    finally:
+        con.close()
+
+
+def last_build_row(warehouse):
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        return con.execute(
+            "select full_refresh, base_state, models from meta.builds order by started_at desc limit 1"
+        ).fetchone()
+    finally:
+        con.close()
+
+
+@pytest.mark.slow
+def test_a_partial_build_makes_the_next_build_a_full_one(small_built, tmp_path, capsys):
+    """build(select=...) builds only the nodes asked for; it is never the base of an incremental
+    build, so the build after it builds every model, as a build of the same data from nothing does."""
+    wh = tmp_path / "wh.duckdb"
+    load_treebank(wh, FIGURE1, "figure1")
+    build(wh, echo=True, select="+corpus_stats")
+    assert "srlens: partial build (--select +corpus_stats), from scratch" in capsys.readouterr().err
+    partial = relations(wh)
+    assert {("main", "corpus_stats"), ("main", "sentence_complexity")} <= partial
+    assert ("main", "system_rankings") not in partial and len(partial) < len(relations(small_built)) / 2
+    con = duckdb.connect(str(wh), read_only=True)
+    assert con.execute("select corpus from corpus_stats").fetchall() == [("figure1",)]
+    assert con.execute("select base_state from meta.builds").fetchone()[0] == "partial: +corpus_stats"
+    con.close()
+    build(wh, echo=True)
+    assert "srlens: full build" in capsys.readouterr().err.splitlines()
+    assert relations(wh) == relations(small_built)
+    (full, base, models), reference = last_build_row(wh), last_build_row(small_built)
+    assert full and len(base) == 64 and models == reference[2]
 
 
 @pytest.mark.slow
