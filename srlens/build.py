@@ -202,7 +202,9 @@ def build(
                 # dbt_project/selectors.yml: the models that depend on run data, and their tests
                 args += ["--full-refresh"] if full else ["--selector", "incremental_build"]
                 if select is not None:
-                    args += ["--select", select]
+                    # cautious: only the tests whose every parent is built (a relationship test of
+                    # a model left out would read a table that is not there)
+                    args += ["--select", select, "--indirect-selection", "cautious"]
                     base = f"{PARTIAL} {select}"
                 if echo:
                     print(
