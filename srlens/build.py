@@ -152,6 +152,7 @@ def build(
     dbt_vars=None,
     full_refresh=False,
     device="auto",
+    select=None,
 ):
     """Process new outputs, run `dbt build` (models and their tests), swap the result in on success.
 
@@ -162,6 +163,9 @@ def build(
     dbt_vars: parameters of the marts (srlens/build_vars.py), checked before anything is done.
     The build is incremental when only runs were loaded since the last one (see `base_state`);
     full_refresh forces every model to be rebuilt from scratch.
+    select: build only these dbt nodes (dbt's --select, e.g. "+system_rankings"), from scratch. Such a
+    partial build is recorded with a base state no build can have (PARTIAL), so the next build is a
+    full one: the nodes left out would otherwise keep the figures of another state.
     """
     dbt_vars = build_vars.check(dbt_vars)  # before anything: a refused var changes nothing
     # resolved: dbt runs in the warehouse's work folder (started_dbt)
@@ -189,7 +193,7 @@ def build(
                 all_vars = {**prepared, **dbt_vars}
                 all_vars["signature"] = signature(all_vars)
                 base, last_base = base_state(files.building, all_vars, project_dir)
-                full = full_refresh or base != last_base
+                full = full_refresh or base != last_base or select is not None
                 # --no-write-json: no manifest.json (srlens.dbt_main still writes run_results.json).
                 # The dbt unit tests (SPEC's worked examples on given rows) check the code, not the
                 # data: tests/builds/test_dbt_unit_tests.py runs them; a build does not spend time on them.
@@ -197,9 +201,16 @@ def build(
                 args += ["--exclude-resource-type", "unit_test"]
                 # dbt_project/selectors.yml: the models that depend on run data, and their tests
                 args += ["--full-refresh"] if full else ["--selector", "incremental_build"]
+                if select is not None:
+                    # cautious: only the tests whose every parent is built (a relationship test of
+                    # a model left out would read a table that is not there)
+                    args += ["--select", select, "--indirect-selection", "cautious"]
+                    base = f"{PARTIAL} {select}"
                 if echo:
                     print(
-                        "srlens: full build"
+                        f"srlens: partial build (--select {select}), from scratch"
+                        if select is not None
+                        else "srlens: full build"
                         if full
                         else "srlens: incremental build (only runs changed since the last build)",
                         file=sys.stderr,
@@ -219,6 +230,7 @@ def build(
                     full,
                     files.work_dir / "target",
                     parsed_on,
+                    partial=select is not None,
                 )
                 parse_cache.keep(cached_parse, files.work_dir / "target")
                 stop_point("swap")
@@ -234,6 +246,16 @@ def build(
         )
 
 
+def last_build(con, column):
+    """`column` of the last build in meta.builds; None for a warehouse never built (or built before
+    srlens recorded builds: no meta.builds)."""
+    try:
+        row = con.execute(f"select {column} from meta.builds order by started_at desc limit 1").fetchone()
+    except duckdb.CatalogException:
+        return None
+    return row[0] if row else None
+
+
 def choose_processor(warehouse, processor=None, stanza_dir=None):
     """(processor, why): the one asked for (--processor, else $SRLENS_PROCESSOR), else the last build's,
     else, for a warehouse never built, stanza where it is installed and has models for the language of
@@ -246,15 +268,12 @@ def choose_processor(warehouse, processor=None, stanza_dir=None):
         return processor, f"asked by {why}"
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        built = con.execute(
-            "select count(*) from duckdb_tables() where schema_name = 'meta' and table_name = 'builds'"
-        ).fetchone()[0]
-        last = built and con.execute("select processor from meta.builds order by started_at desc limit 1").fetchone()
+        last = last_build(con, "processor")
         languages = con.execute(f"select distinct language from ({CORPUS_LANGUAGES_SQL}) order by 1").fetchall()
     finally:
         con.close()
     if last:
-        return last[0], "the last build's; --processor changes it"
+        return last, "the last build's; --processor changes it"
     if not processing.stanza_installed():
         return "aligned", f"a new warehouse, and stanza is not installed ({processing.STANZA_EXTRA} to parse outputs)"
     if not languages:
@@ -509,7 +528,8 @@ create table if not exists meta.builds (
     processor      varchar not null,    -- aligned | stanza
     full_refresh   boolean not null,    -- false: only changed runs were recomputed
     dbt_vars       json not null,       -- every var the build passed, stanza processor ids included
-    base_state     varchar not null,    -- sha256 of code, vars, treebanks, judgments and rules
+    base_state     varchar not null,    -- sha256 of code, vars, treebanks, judgments and rules;
+                                        -- 'partial: SELECT' after a build of some nodes (PARTIAL)
     models         integer not null,    -- dbt nodes that ran, by kind
     tests          integer not null,
     srlens_version varchar not null,
@@ -535,6 +555,10 @@ alter table meta.built_submissions add column if not exists campaign varchar;
 """
 
 
+# The base state of a partial build (build's select): no digest starts with it, so the next build is full.
+PARTIAL = "partial:"
+
+
 def base_state(building, all_vars, project_dir):
     """(digest of everything this build depends on except the runs themselves, the last build's)."""
     digest = hashlib.sha256(json.dumps(all_vars, sort_keys=True).encode())
@@ -550,15 +574,16 @@ def base_state(building, all_vars, project_dir):
     try:
         for (line,) in sorted(con.execute(REFERENCE_STATE_SQL).fetchall(), key=str):
             digest.update(str(line).encode())
-        last = con.execute("select base_state from meta.builds order by started_at desc limit 1").fetchone()
+        last = last_build(con, "base_state")
     finally:
         con.close()
-    return digest.hexdigest(), last[0] if last else None
+    return digest.hexdigest(), last
 
 
-def record_build(building, started_at, seconds, all_vars, base, full, target_dir, parsed_on=None):
+def record_build(building, started_at, seconds, all_vars, base, full, target_dir, parsed_on=None, partial=False):
     """Note the build in meta.builds (read by `srlens status`) and the runs it computed; returns the
-    number of output sentences parsed in chunks (the build summary says it)."""
+    number of output sentences parsed in chunks (the build summary says it). A partial build drops
+    nothing: the models it left out are not stale."""
     results = json.loads((target_dir / "run_results.json").read_text())["results"]
     kinds = [r["unique_id"].split(".")[0] for r in results]
     con = connect(building)
@@ -585,13 +610,15 @@ def record_build(building, started_at, seconds, all_vars, base, full, target_dir
                 OLDEST_READER,
             ],
         )
-        if full:
+        if full and not partial:
             drop_stale_relations(con, results)
         con.execute("delete from meta.built_submissions")
         con.execute(
             "insert into meta.built_submissions (submission_id, loaded_at, corpus, team, campaign) "
             "select submission_id, loaded_at, corpus, team, campaign from raw.submissions"
         )
+        if partial and "model.srlens.sentence_scores" not in {r["unique_id"] for r in results}:
+            return 0  # not built (or not by this build)
         return con.execute("select count(*) from sentence_scores where processing_status = 'chunked'").fetchone()[0]
     finally:
         con.close()

@@ -19,7 +19,7 @@ from pathlib import Path
 import duckdb
 
 from srlens import build_vars
-from srlens.build import BuildError, run_dbt
+from srlens.build import BuildError, last_build, run_dbt
 from srlens.outdir import check_out_dir
 from srlens.paths import DBT_PROJECT_DIR
 from srlens.status import WarehouseError, require_warehouse
@@ -39,17 +39,15 @@ def last_build_vars(warehouse):
     """The dbt vars of the last build (meta.builds): the docs describe the SQL that built the marts."""
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        row = con.execute("select dbt_vars from meta.builds order by started_at desc limit 1").fetchone()
-    except duckdb.CatalogException:
-        row = None
+        last_vars = last_build(con, "dbt_vars")
     finally:
         con.close()
-    if row is None:
+    if last_vars is None:
         raise WarehouseError(
             f"{warehouse} is not built yet (or was built before srlens recorded builds): run srlens build first"
         )
     # vars a build of an older srlens did not pass take their current values
-    return {**build_vars.defaults(), **json.loads(row[0])}
+    return {**build_vars.defaults(), **json.loads(last_vars)}
 
 
 def offline(html):

@@ -387,7 +387,7 @@ def built(tmp_path_factory):
         "roles_no_rel": generate(wh, "roles", "no_child_rel", model_name="roles-no_child_rel"),
     }
     demo_ids = demo_baselines(wh)
-    build(wh, echo=False, processor="aligned")
+    build(wh, echo=False, processor="aligned", select="+sentence_scores +submission_scores")  # what the tests read
     con = duckdb.connect(str(wh), read_only=True)
     yield con, runs, demo_ids
     con.close()

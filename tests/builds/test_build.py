@@ -15,13 +15,68 @@ from srlens.loaders.load import load_treebank
 from tests.conftest import EN_EWT_TEST, FIGURE1, require_shared
 
 
-@pytest.fixture
-def small_warehouse(tmp_path):
+@pytest.fixture(scope="module")
+def small_built(tmp_path_factory):
+    """Figure 1, built once for the module."""
     require_shared()
-    wh = tmp_path / "wh.duckdb"
+    wh = tmp_path_factory.mktemp("small") / "wh.duckdb"
     load_treebank(wh, FIGURE1, "figure1")
     build(wh, echo=False)
     return wh
+
+
+@pytest.fixture
+def small_warehouse(small_built, tmp_path):
+    """A copy of `small_built` for a test that changes it: a copy costs far less than a build."""
+    wh = tmp_path / "wh.duckdb"
+    shutil.copyfile(small_built, wh)
+    return wh
+
+
+def relations(warehouse):
+    """{(schema, name)} of every table and view of the warehouse."""
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        return set(
+            con.execute(
+                "select schema_name, table_name from duckdb_tables() union all "
+                "select schema_name, view_name from duckdb_views() where not internal"
+            ).fetchall()
+        )
+    finally:
+        con.close()
+
+
+def last_build_row(warehouse):
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        return con.execute(
+            "select full_refresh, base_state, models from meta.builds order by started_at desc limit 1"
+        ).fetchone()
+    finally:
+        con.close()
+
+
+@pytest.mark.slow
+def test_a_partial_build_makes_the_next_build_a_full_one(small_built, tmp_path, capsys):
+    """build(select=...) builds only the nodes asked for; it is never the base of an incremental
+    build, so the build after it builds every model, as a build of the same data from nothing does."""
+    wh = tmp_path / "wh.duckdb"
+    load_treebank(wh, FIGURE1, "figure1")
+    build(wh, echo=True, select="+corpus_stats")
+    assert "srlens: partial build (--select +corpus_stats), from scratch" in capsys.readouterr().err
+    partial = relations(wh)
+    assert {("main", "corpus_stats"), ("main", "sentence_complexity")} <= partial
+    assert ("main", "system_rankings") not in partial and len(partial) < len(relations(small_built)) / 2
+    con = duckdb.connect(str(wh), read_only=True)
+    assert con.execute("select corpus from corpus_stats").fetchall() == [("figure1",)]
+    assert con.execute("select base_state from meta.builds").fetchone()[0] == "partial: +corpus_stats"
+    con.close()
+    build(wh, echo=True)
+    assert "srlens: full build" in capsys.readouterr().err.splitlines()
+    assert relations(wh) == relations(small_built)
+    (full, base, models), reference = last_build_row(wh), last_build_row(small_built)
+    assert full and len(base) == 64 and models == reference[2]
 
 
 @pytest.mark.slow
@@ -42,21 +97,25 @@ def test_failed_build_leaves_the_previous_warehouse(small_warehouse, tmp_path, m
     assert not [p for p in (copy, Path(f"{copy}.wal"), Path(f"{copy}.tmp")) if p.exists()]
 
 
+STATS = "+corpus_stats"
+
+
 def dbt_log(warehouse):
     return (BuildFiles(warehouse).work_dir / "logs" / "dbt.log").read_text()
 
 
 @pytest.mark.slow
-def test_a_new_warehouse_starts_from_the_parse_of_another(small_warehouse, tmp_path, monkeypatch):
+def test_a_new_warehouse_starts_from_the_parse_of_another(small_built, tmp_path, monkeypatch):
     """srlens/parse_cache.py: the first build of a new warehouse of the same name takes dbt's parse from
     the cache (no full parse) and builds the same tables; an unreadable cached parse only costs the
-    full parse, and a full refresh does not use the cache."""
+    full parse, and a full refresh does not use the cache. dbt parses the whole project whatever it
+    builds: the builds here build corpus_stats only."""
     monkeypatch.setenv("SRLENS_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("DBT_LOG_LEVEL_FILE", "debug")  # the parse's messages below are dbt's debug events
     first = tmp_path / "first" / "wh.duckdb"
     first.parent.mkdir()
     load_treebank(first, FIGURE1, "figure1")
-    build(first, echo=False)
+    build(first, echo=False, select=STATS)
     assert "Starting full parse" in dbt_log(first)
     (cached,) = (tmp_path / "cache" / "dbt-parse").iterdir()
 
@@ -66,13 +125,13 @@ def test_a_new_warehouse_starts_from_the_parse_of_another(small_warehouse, tmp_p
         load_treebank(warehouse, FIGURE1, "figure1")
         if change:
             change()
-        build(warehouse, echo=False, **how)
+        build(warehouse, echo=False, select=STATS, **how)
         con = duckdb.connect(str(warehouse), read_only=True)
         assert con.execute("select * from corpus_stats").fetchall() == small_stats
         con.close()
         return dbt_log(warehouse)
 
-    con = duckdb.connect(str(small_warehouse), read_only=True)
+    con = duckdb.connect(str(small_built), read_only=True)
     small_stats = con.execute("select * from corpus_stats").fetchall()
     con.close()
     monkeypatch.chdir(DBT_PROJECT_DIR.parent)  # a relative project folder: dbt runs in the work folder

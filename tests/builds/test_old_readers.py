@@ -21,7 +21,10 @@ from srlens.status import status
 from tests.conftest import SHARED, require_shared
 from tests.support.old_readers import PROMISED, build_series, open_as_bi_tool
 
-BUILDS = 18
+# A full build, two incremental ones, a full refresh, two incremental ones: every kind of build after
+# every kind. The settings that keep the file readable are checked by the first test below (quick tier);
+# `python -m tests.support.old_readers --builds 30` runs the series at length.
+BUILDS = 6
 
 
 def version_key(version):

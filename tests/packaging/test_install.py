@@ -2,8 +2,8 @@
 the processor a build takes when none is asked for.
 
 The slow test installs the built wheel into a fresh venv as a user would, pip resolving its
-dependencies from a wheelhouse of the lock (requirements.txt as wheels, so no index is needed), and
-runs the demo without stanza.
+dependencies from a wheelhouse of the lock (requirements.txt as wheels, so no index is needed; made
+once and kept in ~/.cache/srlens-test), and runs the demo without stanza.
 """
 
 import email.parser
@@ -24,7 +24,7 @@ from packaging.utils import canonicalize_name
 from srlens.build import BuildError, build, choose_processor
 from srlens.loaders.load import load_outputs, load_treebank
 from tests.conftest import FIGURE1, REPO, SHARED, require_shared
-from tests.support.wheel import build_wheel, run
+from tests.support.wheel import build_wheel, lock_wheelhouse, run
 
 EXTRA = "pip install 'srlens[stanza]'"
 
@@ -133,12 +133,9 @@ def file_digest(path):
 
 
 @pytest.fixture(scope="module")
-def wheelhouse(tmp_path_factory):
-    """The lock as wheels (pip wheel builds those published only as sources): a user's install resolves
-    from it with --no-index, so that it needs no index and takes the lock's versions."""
-    out = tmp_path_factory.mktemp("wheelhouse")
-    run([sys.executable, "-m", "pip", "wheel", "--quiet", "-r", REPO / "requirements.txt", "-w", out], cwd=out)
-    return out
+def wheelhouse():
+    """The lock as wheels, made once per content of requirements.txt (tests/support/wheel.py)."""
+    return lock_wheelhouse()
 
 
 @pytest.mark.slow

@@ -90,6 +90,10 @@ def outputs(sentences, keeps, skip=()):
     return "\n".join(blocks) + "\n"
 
 
+# The fixtures' builds: the two marts and what they are made of (the tests read nothing else).
+ENSEMBLE_MARTS = "+ensemble_selection +ensemble_choices"
+
+
 @pytest.fixture(scope="module")
 def hand(tmp_path_factory):
     root = tmp_path_factory.mktemp("ensemble_hand")
@@ -108,7 +112,13 @@ def hand(tmp_path_factory):
         path = root / f"{corpus}_{run}.sr"
         path.write_text(outputs(sentences, keeps, skip), encoding="utf-8")
         load_outputs(warehouse, path, corpus, team, run, campaign="hand", allow_partial=bool(skip))
-    build(warehouse, echo=False, processor="aligned", dbt_vars={"ensemble_tuning_corpus": {"target": "tune"}})
+    build(
+        warehouse,
+        echo=False,
+        processor="aligned",
+        dbt_vars={"ensemble_tuning_corpus": {"target": "tune"}},
+        select=ENSEMBLE_MARTS,
+    )
     con = duckdb.connect(str(warehouse), read_only=True)
     yield con, root
     con.close()
@@ -254,6 +264,7 @@ def demo(tmp_path_factory):
         echo=False,
         processor="aligned",
         dbt_vars={"ensemble_exclude_runs": GOLD_RUNS, "ensemble_tuning_corpus": {"fr_gsd_demo": "en_ewt_demo"}},
+        select=ENSEMBLE_MARTS,
     )
     con = duckdb.connect(str(warehouse), read_only=True)
     yield con

@@ -549,7 +549,9 @@ def varied(tmp_path_factory):
     require_shared()
     warehouse = tmp_path_factory.mktemp("significance_vars") / "srlens.duckdb"
     load_demo(warehouse)
-    build(warehouse, echo=False, processor="aligned", dbt_vars=VARS)
+    # the marts the vars act on (and what they are made of); the tests read nothing else
+    marts = "+pairwise_significance +submission_scores +bucket_scores +error_examples"
+    build(warehouse, echo=False, processor="aligned", dbt_vars=VARS, select=marts)
     connection = duckdb.connect(str(warehouse), read_only=True)
     yield connection
     connection.close()
