@@ -52,6 +52,7 @@ BENCHMARKS = {
     "report": "bench.report",
     "stanza": "bench.stanza",
     "reference-parse": "bench.stanza:ReferenceParse",
+    "text-reference-build": "bench.stanza:TextReferenceBuild",
     "models": "bench.models",
 }
 
