@@ -3,9 +3,10 @@
 ``srlens_sacrebleu_stats(hyp, ref)`` gives each pair's sufficient statistics on the detokenized
 texts with sacrebleu's defaults (tokenizer 13a, mixed case; chrF with 6 character orders, no word
 orders, beta 2, spaces removed), the integers ``sacrebleu.corpus_bleu`` / ``corpus_chrf`` collect
-(``Metric._extract_corpus_statistics``), by a faster extraction held equal to sacrebleu's by the tests. A score is a function
-of statistics summed over sentences, as sacrebleu's ``_compute_score_from_stats`` computes it: one
-sentence's for the sentence scores, a run's (or a bootstrap sample's) sum for the corpus scores.
+(``Metric._extract_corpus_statistics``), by a faster extraction held equal to sacrebleu's by the
+tests. A score is a function of statistics summed over sentences, as sacrebleu's
+``_compute_score_from_stats`` computes it: one sentence's for the sentence scores, a run's (or a
+bootstrap sample's) sum for the corpus scores.
 ``srlens_sacrebleu_bleu_from_stats`` and ``srlens_chrf_from_stats`` are those formulas in numpy
 over a whole batch; tests/metrics/test_mt_scores.py holds them equal to sacrebleu's own API.
 
@@ -15,7 +16,6 @@ over a whole batch; tests/metrics/test_mt_scores.py holds them equal to sacreble
 """
 
 import re
-from collections import _count_elements  # Counter's C counting loop
 from functools import lru_cache
 
 import duckdb
@@ -92,68 +92,86 @@ def _tokenizer():
     return tokenize
 
 
-def _counts(items):
-    """{item: count}: a Counter's counting loop (in C) without Counter's Python-level constructor,
-    which cost as much as the counting on sentences."""
-    counts = {}
-    _count_elements(counts, items)
-    return counts
+def _clipped_matches(symbols, lengths, hypotheses, reference_of, orders):
+    """[hypotheses x orders] int64: for each order n, the n-grams of hypothesis k that its reference
+    has too, each counted at most as often as there (sacrebleu's clipped matches), for the whole batch
+    at once in numpy.
 
-
-def _bleu_side(text, tokenize):
-    """A segment's word n-gram counts for orders 1..4 and its length in tokens, as sacrebleu's
-    ``extract_all_word_ngrams`` on ``BLEU._preprocess_segment(text)``, one dict per order (the
-    order is the key's length there; here it is the dict's position)."""
-    tokens = tokenize(text.rstrip())
-    counts = [_counts(tokens)]
-    counts += [_counts(zip(*[tokens[k:] for k in range(n)])) for n in range(2, MAX_ORDER + 1)]
-    return counts, len(tokens)
-
-
-def _chrf_side(text):
-    """A segment's character n-gram counts for orders 1..6 and its length in characters, whitespace
-    removed, as sacrebleu's ``extract_all_char_ngrams``."""
-    line = "".join(text.split())
-    size = len(line)
-    counts = [_counts(line)]
-    counts += [_counts([line[i : i + n] for i in range(size - n + 1)]) for n in range(2, CHAR_ORDER + 1)]
-    return counts, size
-
-
-def _matches(hyp, ref):
-    """Sum over the n-grams of both count dicts of the smaller count (sacrebleu's clipped matches),
-    with the loop in C: only the shared keys are visited."""
-    common = hyp.keys() & ref.keys()
-    return sum(map(min, map(hyp.__getitem__, common), map(ref.__getitem__, common))) if common else 0
+    `symbols` holds the segments' symbols (characters or word ids) one after another, the
+    `hypotheses` hypotheses first (segment k), then the references; `lengths` each segment's count;
+    `reference_of[k]` hypothesis k's reference segment. An n-gram is a number: its n symbols' ranks
+    in base `width`, re-ranked by np.unique only when the key (segment, n-gram) would pass 2^62.
+    Then per order: the counts of each (segment, n-gram) by sorting, each hypothesis key looked up
+    among its reference's keys, the smaller count summed per hypothesis."""
+    out = np.zeros((hypotheses, orders), dtype=np.int64)
+    total = len(symbols)
+    if total == 0:
+        return out
+    segment = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    room = np.repeat(np.cumsum(lengths), lengths) - np.arange(total)  # symbols left in the segment
+    _, first = np.unique(symbols, return_inverse=True)
+    first = first.astype(np.int64)
+    width = int(first.max()) + 1
+    gram, space = first, width
+    for n in range(1, orders + 1):
+        if n > 1:
+            size = total - n + 1
+            if size <= 0:
+                break
+            if space * width * len(lengths) >= 2**62:  # re-rank first, so that no key passes int64
+                _, gram = np.unique(gram, return_inverse=True)
+                gram = gram.astype(np.int64)
+                space = int(gram.max()) + 1
+            gram = gram[:size] * width + first[n - 1 :]
+            space *= width
+        keep = room[: len(gram)] >= n  # n-grams inside one segment
+        keys = segment[: len(gram)][keep] * space + gram[keep]
+        of_hypothesis = keys < hypotheses * space
+        hyp_keys, hyp_counts = np.unique(keys[of_hypothesis], return_counts=True)
+        ref_keys, ref_counts = np.unique(keys[~of_hypothesis], return_counts=True)
+        if not len(hyp_keys) or not len(ref_keys):
+            continue
+        pair = hyp_keys // space
+        wanted = reference_of[pair] * space + hyp_keys % space
+        at = np.minimum(np.searchsorted(ref_keys, wanted), len(ref_keys) - 1)
+        found = ref_keys[at] == wanted
+        clipped = np.minimum(hyp_counts[found], ref_counts[at[found]])
+        out[:, n - 1] = np.bincount(pair[found], weights=clipped, minlength=hypotheses).astype(np.int64)
+    return out
 
 
 def sacrebleu_stats(hypotheses, references):
-    """One row of BLEU_FIELDS + CHRF_FIELDS per (hypothesis, reference) pair, equal to what sacrebleu's
+    """[pairs x (BLEU_FIELDS + CHRF_FIELDS)] int64: per (hypothesis, reference) pair what sacrebleu's
     ``_extract_corpus_statistics(hypotheses, [references])`` gives for each metric (one reference, so
-    sacrebleu's best-reference choice is that reference). sacrebleu's own code goes through Python
-    loops per n-gram; here an order's total is a length difference and its matches are a sum of
-    minimums over the shared keys. A reference's n-grams are extracted once for all its hypotheses
-    (the runs of a corpus share them): tests/metrics/test_mt_scores.py holds the figures equal to
-    sacrebleu's on the warehouse's texts and on random and edge texts."""
+    sacrebleu's best-reference choice is that reference). sacrebleu counts n-grams in Python dicts
+    pair by pair; here the matches of a whole batch come from numpy (`_clipped_matches`), an order's
+    total is a length difference, and a reference shared by several runs is tokenized once.
+    tests/metrics/test_mt_scores.py holds the figures equal to sacrebleu's."""
     tokenize = _tokenizer()
-    references_seen = {}
-    rows = []
-    for hyp, ref in zip(hypotheses, references):
-        info = references_seen.get(ref)
-        if info is None:
-            info = references_seen[ref] = (_bleu_side(ref, tokenize), _chrf_side(ref))
-        (ref_words, ref_len), (ref_chars, ref_size) = info
-        hyp_words, hyp_len = _bleu_side(hyp, tokenize)
-        hyp_chars, hyp_size = _chrf_side(hyp)
-        row = [hyp_len, ref_len]
-        row += [_matches(h, r) for h, r in zip(hyp_words, ref_words)]
-        row += [max(hyp_len - n, 0) for n in range(MAX_ORDER)]
-        for n, (h, r) in enumerate(zip(hyp_chars, ref_chars)):
-            ref_count = max(ref_size - n, 0)
-            # sacrebleu counts no hypothesis n-gram of an order the reference has none of
-            row += [max(hyp_size - n, 0) if ref_count else 0, ref_count, _matches(h, r)]
-        rows.append(row)
-    return rows
+    count = len(hypotheses)
+    distinct = {}
+    reference_of = np.array([distinct.setdefault(r, len(distinct)) for r in references], dtype=np.int64) + count
+    texts = [*hypotheses, *distinct]
+    # BLEU: 13a tokens (the text right-stripped first, as BLEU._preprocess_segment), as word ids
+    tokens = [tokenize(t.rstrip()) for t in texts]
+    vocabulary = {}
+    words = np.array([vocabulary.setdefault(w, len(vocabulary)) for ts in tokens for w in ts], dtype=np.int64)
+    word_lengths = np.array([len(ts) for ts in tokens], dtype=np.int64)
+    bleu_matches = _clipped_matches(words, word_lengths, count, reference_of, MAX_ORDER)
+    # chrF: the characters with whitespace removed, as extract_all_char_ngrams
+    lines = ["".join(t.split()) for t in texts]
+    characters = np.frombuffer("".join(lines).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    char_lengths = np.array([len(line) for line in lines], dtype=np.int64)
+    chrf_matches = _clipped_matches(characters.astype(np.int64), char_lengths, count, reference_of, CHAR_ORDER)
+
+    hyp_len, ref_len = word_lengths[:count], word_lengths[reference_of]
+    bleu_totals = np.maximum(hyp_len[:, None] - np.arange(MAX_ORDER), 0)
+    hyp_chars, ref_chars = char_lengths[:count, None], char_lengths[reference_of, None]
+    ref_ngrams = np.maximum(ref_chars - np.arange(CHAR_ORDER), 0)
+    # sacrebleu counts no hypothesis n-gram of an order the reference has none of
+    hyp_ngrams = np.where(ref_ngrams > 0, np.maximum(hyp_chars - np.arange(CHAR_ORDER), 0), 0)
+    chrf = np.stack([hyp_ngrams, ref_ngrams, chrf_matches], axis=2).reshape(count, 3 * CHAR_ORDER)
+    return np.column_stack([hyp_len, ref_len, bleu_matches, bleu_totals, chrf]).astype(np.int64)
 
 
 def bleu_from_stat_arrays(stats, effective_order):
@@ -216,8 +234,7 @@ def _udf_stats(hyp: pa.Array, ref: pa.Array) -> pa.Array:
     scored = sacrebleu_stats([h for h, n in zip(hyps, null) if not n], [r for r, n in zip(refs, null) if not n])
     width = len(BLEU_FIELDS) + len(CHRF_FIELDS)
     matrix = np.zeros((len(null), width), dtype=np.int64)
-    if scored:
-        matrix[~np.array(null, dtype=bool)] = np.array(scored, dtype=np.int64)
+    matrix[~np.array(null, dtype=bool)] = scored
     return pa.StructArray.from_arrays(
         [pa.array(matrix[:, k]) for k in range(width)],
         names=list(BLEU_FIELDS + CHRF_FIELDS),

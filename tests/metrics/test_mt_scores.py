@@ -228,8 +228,12 @@ def test_the_statistics_equal_sacrebleus_own_extraction_on_random_and_edge_texts
     symbols = list("abc ABC .,-&;!?'\"()0123 éß日本\u00a0\t") + ["&amp;", "&quot;", "<skipped>", "-\n"]
     noise = ["".join(rng.choice(symbols) for _ in range(rng.randint(0, 40))) for _ in range(300)]
     edges = edge_texts()
-    hyps = edges * len(edges) + random_texts(rng, 300) + noise
-    refs = [r for r in edges for _ in edges] + random_texts(rng, 300) + noise[::-1]
+    # many distinct words and characters: the n-gram numbers are re-ranked to stay within int64
+    vocabulary = [f"w{k}" for k in range(50_000)]
+    wide = [" ".join(rng.choices(vocabulary, k=60)) for _ in range(200)]
+    wide += ["".join(map(chr, rng.choices(range(0x4E00, 0x9FFF), k=300))) for _ in range(20)]
+    hyps = edges * len(edges) + random_texts(rng, 300) + noise + wide
+    refs = [r for r in edges for _ in edges] + random_texts(rng, 300) + noise[::-1] + wide[1:] + wide[:1]
     ours = np.asarray(mt_scores.sacrebleu_stats(hyps, refs), dtype=np.int64)
     bleu = BLEU(force=True)._extract_corpus_statistics(hyps, [refs])
     chrf = CHRF()._extract_corpus_statistics(hyps, [refs])
