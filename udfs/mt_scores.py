@@ -44,15 +44,6 @@ CHRF_FIELDS = CHRF_STATS
 STATS_SQL_TYPE = "STRUCT(" + ", ".join(f"{f} BIGINT" for f in BLEU_FIELDS + CHRF_FIELDS) + ")"
 
 
-@lru_cache(maxsize=1)
-def _metrics():
-    """sacrebleu's BLEU and CHRF with its defaults. force=True only silences the warning that hypotheses
-    look tokenized (shared-task outputs often are): it changes no statistic and no signature field."""
-    from sacrebleu.metrics import BLEU, CHRF
-
-    return BLEU(force=True), CHRF()
-
-
 def signatures():
     """sacrebleu's signature strings of the three scores, from sacrebleu itself:
     {'corpus_bleu': ..., 'sentence_bleu': ..., 'chrf': ...}. They differ only in BLEU's `eff`."""

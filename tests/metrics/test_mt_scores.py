@@ -258,3 +258,6 @@ def test_the_tokenizer_equals_sacrebleus_13a_on_every_character():
     lines = ["".join(f"{chr(c)}1.{chr(c)}a,{chr(c)}-" for c in points[k : k + 64]) for k in range(0, len(points), 64)]
     lines += [".", ",", "1", "-", "a.", ".1", "1-", ", ", " .", "", "&amp;", "x-\ny"]
     assert ours(lines) == [sacrebleu_13a(line).split() for line in lines]
+    # a batch's first and last line: 13a's padding spaces still split ",5" and "5."
+    edges = [",5", "a", "5."]
+    assert ours(edges) == [sacrebleu_13a(line).split() for line in edges] == [[",", "5"], ["a"], ["5", "."]]
