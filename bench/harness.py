@@ -46,6 +46,7 @@ WORK = REPO / ".bench"
 BENCHMARKS = {
     "campaign": "bench.campaign:Campaign",
     "growth": "bench.campaign:Growth",
+    "sacrebleu-stats": "bench.campaign:SacrebleuStats",
     "script-ratio": "bench.script_ratio",
     "floor": "bench.floor",
     "loads": "bench.loads",
