@@ -1,4 +1,5 @@
-"""The campaign benchmarks: a whole shared-task campaign through srlens, and its growth with more runs.
+"""The campaign benchmarks: a whole shared-task campaign through srlens, its growth with more runs, and
+the sacreBLEU statistics of its (output, reference) pairs on their own.
 
 The data (bench/campaign_data.py) is an SR'18 + SR'19-sized campaign generated from the shared UD
 treebanks: 30 reference corpora of 2,000 sentences (English, French, German, Russian) and 170
@@ -6,8 +7,11 @@ plain-text runs made by seeded perturbations of the reference words, so that sco
 multiplies runs, sentences and corpora (0.05 for a quick check).
 """
 
+import json
+import random
+
 from bench.campaign_data import campaign, load_steps
-from bench.harness import Step, dbt_node_seconds
+from bench.harness import SHARED, Step, dbt_node_seconds
 
 GROWTH = (1, 2, 5, 10)  # times the campaign's runs, over the same corpora
 
@@ -85,3 +89,50 @@ class Growth:
         totals = {f: sum(m["wall"] for name, m in medians.items() if name.startswith(f"{f}x ")) for f in GROWTH}
         cells = ", ".join(f"{f}x {totals[f]:.1f} s ({totals[f] / totals[1] / f:.2f} of linear)" for f in GROWTH)
         return f"Load + build from scratch by size (and the time per run against 1x's): {cells}."
+
+
+# One process: the pairs in DuckDB's batches of 2,048 rows through the UDF's function; it writes the
+# seconds of the statistics alone (no import, no reading) and the pairs, for the step's details.
+STATS_SCRIPT = r"""
+import json, sys, time
+from srlens.udfs.mt_scores import sacrebleu_stats
+hyps, refs = json.load(open(sys.argv[1], encoding="utf-8"))
+start = time.perf_counter()
+for k in range(0, len(hyps), 2048):
+    sacrebleu_stats(hyps[k : k + 2048], refs[k : k + 2048])
+json.dump({"statistics in process": time.perf_counter() - start, "pairs": len(hyps)}, open(sys.argv[2], "w"))
+"""
+STATS_PAIRS = 20_000
+
+
+class SacrebleuStats:
+    """sacreBLEU's and chrF's sentence statistics (udfs/mt_scores.py's `sacrebleu_stats`) of 20,000 pairs.
+
+    The references are UD en_ewt test's `# text` lines, each output its reference's words shuffled (one
+    seed), the pairs sorted by reference as int_sacrebleu_stats sorts them; `--scale` multiplies the
+    pairs. The step's detail is the in-process time of the statistics; the summary its cost per pair.
+    """
+
+    @staticmethod
+    def prepare(data, scale):
+        path = data / "pairs.json"
+        if path.exists():
+            return
+        conllu = SHARED / "ud" / "en_ewt" / "en_ewt-ud-test.conllu"
+        texts = [line[9:].rstrip("\n") for line in conllu.open(encoding="utf-8") if line.startswith("# text = ")]
+        rng = random.Random(7)
+        refs = sorted(texts[k % len(texts)] for k in range(max(1, round(STATS_PAIRS * scale))))
+        hyps = [" ".join(rng.sample(r.split(), len(r.split()))) for r in refs]
+        path.write_text(json.dumps([hyps, refs]))
+
+    @staticmethod
+    def steps(ctx):
+        figures = ctx.work / "figures.json"
+        argv = [ctx.python, "-c", STATS_SCRIPT, ctx.data / "pairs.json", figures]
+        return [Step("sacreBLEU statistics", argv, details=lambda ctx: json.loads(figures.read_text()))]
+
+    @staticmethod
+    def summary(medians):
+        figures = medians["sacreBLEU statistics"]["details"]
+        cost = figures["statistics in process"] / figures["pairs"] * 1e6
+        return f"The statistics cost {cost:.0f} µs per pair in process ({figures['pairs']:,.0f} pairs)."

@@ -46,12 +46,14 @@ WORK = REPO / ".bench"
 BENCHMARKS = {
     "campaign": "bench.campaign:Campaign",
     "growth": "bench.campaign:Growth",
+    "sacrebleu-stats": "bench.campaign:SacrebleuStats",
     "script-ratio": "bench.script_ratio",
     "floor": "bench.floor",
     "loads": "bench.loads",
     "report": "bench.report",
     "stanza": "bench.stanza",
     "reference-parse": "bench.stanza:ReferenceParse",
+    "text-reference-build": "bench.stanza:TextReferenceBuild",
     "models": "bench.models",
 }
 

@@ -171,3 +171,40 @@ def _parsed(warehouse):
     finally:
         con.close()
     return {"texts parsed": float(texts), "words parsed": float(words)}
+
+
+SYSTEMS = 20
+
+
+class TextReferenceBuild:
+    """A campaign against a text reference: the first 2,000 `# text` lines of UD en_ewt test (`--scale`
+    multiplies them) loaded with load-references, 20 systems (each a seeded `perturb` of the texts)
+    loaded with one load-campaign, then built from scratch with processor aligned (the reference
+    parse included) and built again with nothing changed."""
+
+    @staticmethod
+    def prepare(data, scale):
+        texts = [
+            line[len("# text = ") :].strip()
+            for line in EN_EWT_TEST.read_text(encoding="utf-8").split("\n")
+            if line.startswith("# text = ")
+        ][: max(10, round(REFERENCE_SENTENCES * scale))]
+        (data / "references.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
+        for system in range(SYSTEMS):
+            run = data / "systems" / f"team{system:02d}" / "primary"
+            run.mkdir(parents=True, exist_ok=True)
+            (run / "en_ref.text").write_text("\n".join(perturb(texts, seed=system)) + "\n", encoding="utf-8")
+
+    @staticmethod
+    def steps(ctx):
+        warehouse = ctx.work / "text.duckdb"
+        env = {"SRLENS_STANZA_DIR": str(MODELS)}
+        references = ("load-references", ctx.data / "references.txt", "--corpus", "en_ref", "--language", "en")
+        systems = ("load-campaign", ctx.data / "systems", "--campaign", "text")
+        build = ("build", "--processor", "aligned")
+        return [
+            Step("load the references", ctx.srlens(*references, warehouse=warehouse), env=env),
+            Step("load 20 systems", ctx.srlens(*systems, warehouse=warehouse), env=env),
+            Step("build from scratch", ctx.srlens(*build, warehouse=warehouse), env=env),
+            Step("build again, nothing changed", ctx.srlens(*build, warehouse=warehouse), env=env),
+        ]

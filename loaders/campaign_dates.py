@@ -1,4 +1,4 @@
-"""Campaign dates (`srlens campaign NAME --date YYYY[-MM-DD]`, issue 17): the time axis of the
+"""Campaign dates (`srlens campaign NAME --date YYYY[-MM-DD]`): the time axis of the
 trends marts (rule_trends, campaign_trends) and of the report's diachronic views."""
 
 import re

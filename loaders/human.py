@@ -25,7 +25,7 @@ whose hash is not the output's.
 The campaign, corpus, team and run of every row must be valid names
 (loaders/names.py), like the arguments of load-outputs.
 
-System level (`load-human FILE --level system`, `load_system_human`, issue 17):
+System level (`load-human FILE --level system`, `load_system_human`):
 one score per run and criterion (campaign, corpus, team, run, criterion, score,
 optional orientation higher|lower, and no other column: a sentence-level file
 is refused), validated the same way; a file replaces the
@@ -302,7 +302,7 @@ def drop_system_scores(con, campaign, corpus, team, run):
     ).fetchone()[0]
 
 
-# System-level scores (`load-human FILE --level system`, issue 17): one score per run and criterion.
+# System-level scores (`load-human FILE --level system`): one score per run and criterion.
 
 SYSTEM_REQUIRED = ("campaign", "corpus", "team", "run", "criterion", "score")
 SYSTEM_KEY = ("campaign", "corpus", "team", "run", "criterion")

@@ -243,7 +243,7 @@ def store_run(
     return LoadedRun(len(reference) - missing, missing, dropped)
 
 
-# Reference-free corpora (issue 17): runs of a corpus without a treebank, matched with each other.
+# Reference-free corpora: runs of a corpus without a treebank, matched with each other.
 
 
 def reference_free_sentences(con, path, corpus, language, sub_id, run_file):

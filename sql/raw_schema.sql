@@ -140,7 +140,7 @@ create table if not exists raw.lambre_manual_rules (
     loaded_at      timestamp not null
 );
 
--- Corpora without a reference treebank (`srlens load-outputs --no-reference`, issue 17): created
+-- Corpora without a reference treebank (`srlens load-outputs --no-reference`): created
 -- by the first run loaded into them, with its language. Their sentences are those of the corpus's
 -- runs (raw.outputs); reference-based scores of their runs are NULL.
 create table if not exists raw.reference_free_corpora (

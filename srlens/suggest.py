@@ -1,4 +1,4 @@
-"""Training-data selection (issue 16, part 4; the framework paper, section 6, "Data augmentation").
+"""Training-data selection (the framework paper, section 6, "Data augmentation").
 
 `srlens suggest-training` picks the sentences of a loaded treebank that hold the most instances of
 what one run does worst, and writes their original CoNLL-U blocks. Definitions (docs/definitions.md,

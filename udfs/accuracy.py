@@ -40,7 +40,7 @@ mean of 1.583"; and a perfect sentence (STA = 1, S = 0) scores exactly
 paper leaves open whether its regressions used string or tree S; SPEC fixes
 the tree count.)
 
-The build computes the same numbers faster (issue 18): ``srlens_accuracy_counts``
+The build computes the same numbers faster: ``srlens_accuracy_counts``
 (``srlens_accuracy_counts_arrow`` below) maps the words and builds the treelets of a whole batch of
 rows at once in numpy, on the lemmas as integers (dictionary-encoded per batch), and aligns all the
 units together (``_units_edit_counts``: a compiled weighted edit distance gives I, D and S; the

@@ -1,11 +1,12 @@
 """sacreBLEU's BLEU and chrF (SPEC 13) as DuckDB UDFs: the scores machine translation users know.
 
-sacrebleu itself computes each pair's sufficient statistics on the detokenized texts, with its
-defaults (tokenizer 13a, mixed case; chrF with 6 character orders, no word orders, beta 2, spaces
-removed), exactly as ``sacrebleu.corpus_bleu`` / ``corpus_chrf`` collect them
-(``Metric._extract_corpus_statistics``): ``srlens_sacrebleu_stats(hyp, ref)``. A score is a function
-of statistics summed over sentences, as sacrebleu's ``_compute_score_from_stats`` computes it: one
-sentence's for the sentence scores, a run's (or a bootstrap sample's) sum for the corpus scores.
+``srlens_sacrebleu_stats(hyp, ref)`` gives each pair's sufficient statistics on the detokenized
+texts with sacrebleu's defaults (tokenizer 13a, mixed case; chrF with 6 character orders, no word
+orders, beta 2, spaces removed), the integers ``sacrebleu.corpus_bleu`` / ``corpus_chrf`` collect
+(``Metric._extract_corpus_statistics``), by a faster extraction held equal to sacrebleu's by the
+tests. A score is a function of statistics summed over sentences, as sacrebleu's
+``_compute_score_from_stats`` computes it: one sentence's for the sentence scores, a run's (or a
+bootstrap sample's) sum for the corpus scores.
 ``srlens_sacrebleu_bleu_from_stats`` and ``srlens_chrf_from_stats`` are those formulas in numpy
 over a whole batch; tests/metrics/test_mt_scores.py holds them equal to sacrebleu's own API.
 
@@ -14,6 +15,7 @@ over a whole batch; tests/metrics/test_mt_scores.py holds them equal to sacreble
 * chrF: ``[hyp_n, ref_n, match_n]`` for n = 1..6, in sacrebleu's order.
 """
 
+import re
 from functools import lru_cache
 
 import duckdb
@@ -42,15 +44,6 @@ CHRF_FIELDS = CHRF_STATS
 STATS_SQL_TYPE = "STRUCT(" + ", ".join(f"{f} BIGINT" for f in BLEU_FIELDS + CHRF_FIELDS) + ")"
 
 
-@lru_cache(maxsize=1)
-def _metrics():
-    """sacrebleu's BLEU and CHRF with its defaults. force=True only silences the warning that hypotheses
-    look tokenized (shared-task outputs often are): it changes no statistic and no signature field."""
-    from sacrebleu.metrics import BLEU, CHRF
-
-    return BLEU(force=True), CHRF()
-
-
 def signatures():
     """sacrebleu's signature strings of the three scores, from sacrebleu itself:
     {'corpus_bleu': ..., 'sentence_bleu': ..., 'chrf': ...}. They differ only in BLEU's `eff`."""
@@ -63,25 +56,118 @@ def signatures():
     return out
 
 
+@lru_cache(maxsize=1)
+def _tokenizer():
+    """sacrebleu's 13a tokenizer (``Tokenizer13a``) with its own regular expressions, for a list of
+    lines at once: f(lines) -> their token lists. Its first rule puts spaces around every character
+    of an ASCII class (spaces included), which ``re.sub`` does by expanding the template ' \\1 ' in
+    Python for each character: here ``str.translate``, with the table read off sacrebleu's pattern.
+    The other rules run once on the lines joined by newlines: 13a has turned a line's own newlines
+    into spaces and pads each line with spaces; a rule's match is two characters, one of them '.',
+    ',' or '-', so none takes a joining newline and the matches are those of each line alone."""
+    from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
+
+    (first, template), *rest = TokenizerRegexp()._re
+    if template != r" \1 " or first.flags & re.IGNORECASE:
+        raise RuntimeError(f"sacrebleu's 13a tokenizer changed: {first.pattern!r} -> {template!r}")
+    # The class is of ASCII ranges, so it matches no other character.
+    table = {c: f" {chr(c)} " for c in range(128) if first.fullmatch(chr(c))}
+
+    def prepared(line):
+        line = line.replace("<skipped>", "").replace("-\n", "").replace("\n", " ")
+        if "&" in line:
+            line = line.replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
+        return f" {line} "
+
+    def tokenize(lines):
+        text = "\n".join(map(prepared, lines)).translate(table)
+        for pattern, repl in rest:
+            text = pattern.sub(repl, text)
+        return [line.split() for line in text.split("\n")] if lines else []
+
+    return tokenize
+
+
+def _clipped_matches(symbols, lengths, hypotheses, reference_of, orders):
+    """[hypotheses x orders] int64: for each order n, the n-grams of hypothesis k that its reference
+    has too, each counted at most as often as there (sacrebleu's clipped matches), for the whole batch
+    at once in numpy.
+
+    `symbols` holds the segments' symbols (characters or word ids) one after another, the
+    `hypotheses` hypotheses first (segment k), then the references; `lengths` each segment's count;
+    `reference_of[k]` hypothesis k's reference segment. An n-gram is a number: its n symbols' ranks
+    in base `width`, re-ranked by np.unique only when the key (segment, n-gram) would pass 2^62.
+    Then per order: the counts of each (segment, n-gram) by sorting, each hypothesis key looked up
+    among its reference's keys, the smaller count summed per hypothesis."""
+    out = np.zeros((hypotheses, orders), dtype=np.int64)
+    total = len(symbols)
+    if total == 0:
+        return out
+    segment = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    room = np.repeat(np.cumsum(lengths), lengths) - np.arange(total)  # symbols left in the segment
+    _, first = np.unique(symbols, return_inverse=True)
+    first = first.astype(np.int64)
+    width = int(first.max()) + 1
+    gram, space = first, width
+    for n in range(1, orders + 1):
+        if n > 1:
+            size = total - n + 1
+            if size <= 0:
+                break
+            if space * width * len(lengths) >= 2**62:  # re-rank first, so that no key passes int64
+                _, gram = np.unique(gram, return_inverse=True)
+                gram = gram.astype(np.int64)
+                space = int(gram.max()) + 1
+            gram = gram[:size] * width + first[n - 1 :]
+            space *= width
+        keep = room[: len(gram)] >= n  # n-grams inside one segment
+        keys = segment[: len(gram)][keep] * space + gram[keep]
+        of_hypothesis = keys < hypotheses * space
+        hyp_keys, hyp_counts = np.unique(keys[of_hypothesis], return_counts=True)
+        ref_keys, ref_counts = np.unique(keys[~of_hypothesis], return_counts=True)
+        if not len(hyp_keys) or not len(ref_keys):
+            continue
+        pair = hyp_keys // space
+        wanted = reference_of[pair] * space + hyp_keys % space
+        at = np.minimum(np.searchsorted(ref_keys, wanted), len(ref_keys) - 1)
+        found = ref_keys[at] == wanted
+        clipped = np.minimum(hyp_counts[found], ref_counts[at[found]])
+        out[:, n - 1] = np.bincount(pair[found], weights=clipped, minlength=hypotheses).astype(np.int64)
+    return out
+
+
 def sacrebleu_stats(hypotheses, references):
-    """One row of BLEU_FIELDS + CHRF_FIELDS per (hypothesis, reference) pair, as sacrebleu's
-    ``_extract_corpus_statistics(hypotheses, [references])`` gives them for each metric. A reference's
-    n-grams are extracted once for all its hypotheses (the runs of a corpus share them)."""
-    bleu, chrf = _metrics()
-    references_seen = {}
-    rows = []
-    for hyp, ref in zip(hypotheses, references):
-        info = references_seen.get(ref)
-        if info is None:
-            info = references_seen[ref] = (
-                bleu._extract_reference_info([bleu._preprocess_segment(ref)]),
-                chrf._extract_reference_info([chrf._preprocess_segment(ref)]),
-            )
-        rows.append(
-            bleu._compute_segment_statistics(bleu._preprocess_segment(hyp), info[0])
-            + chrf._compute_segment_statistics(chrf._preprocess_segment(hyp), info[1])
-        )
-    return rows
+    """[pairs x (BLEU_FIELDS + CHRF_FIELDS)] int64: per (hypothesis, reference) pair what sacrebleu's
+    ``_extract_corpus_statistics(hypotheses, [references])`` gives for each metric (one reference, so
+    sacrebleu's best-reference choice is that reference). sacrebleu counts n-grams in Python dicts
+    pair by pair; here the matches of a whole batch come from numpy (`_clipped_matches`), an order's
+    total is a length difference, and a reference shared by several runs is tokenized once.
+    tests/metrics/test_mt_scores.py holds the figures equal to sacrebleu's."""
+    tokenize = _tokenizer()
+    count = len(hypotheses)
+    distinct = {}
+    reference_of = np.array([distinct.setdefault(r, len(distinct)) for r in references], dtype=np.int64) + count
+    texts = [*hypotheses, *distinct]
+    # BLEU: 13a tokens (the text right-stripped first, as BLEU._preprocess_segment), as word ids
+    tokens = tokenize([t.rstrip() for t in texts])
+    vocabulary = {}
+    words = np.array([vocabulary.setdefault(w, len(vocabulary)) for ts in tokens for w in ts], dtype=np.int64)
+    word_lengths = np.array([len(ts) for ts in tokens], dtype=np.int64)
+    bleu_matches = _clipped_matches(words, word_lengths, count, reference_of, MAX_ORDER)
+    # chrF: the characters with whitespace removed, as extract_all_char_ngrams
+    lines = ["".join(t.split()) for t in texts]
+    characters = np.frombuffer("".join(lines).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    char_lengths = np.array([len(line) for line in lines], dtype=np.int64)
+    chrf_matches = _clipped_matches(characters.astype(np.int64), char_lengths, count, reference_of, CHAR_ORDER)
+
+    hyp_len, ref_len = word_lengths[:count], word_lengths[reference_of]
+    bleu_totals = np.maximum(hyp_len[:, None] - np.arange(MAX_ORDER), 0)
+    hyp_chars, ref_chars = char_lengths[:count, None], char_lengths[reference_of, None]
+    ref_ngrams = np.maximum(ref_chars - np.arange(CHAR_ORDER), 0)
+    # sacrebleu counts no hypothesis n-gram of an order the reference has none of
+    hyp_ngrams = np.where(ref_ngrams > 0, np.maximum(hyp_chars - np.arange(CHAR_ORDER), 0), 0)
+    chrf = np.stack([hyp_ngrams, ref_ngrams, chrf_matches], axis=2).reshape(count, 3 * CHAR_ORDER)
+    return np.column_stack([hyp_len, ref_len, bleu_matches, bleu_totals, chrf]).astype(np.int64)
 
 
 def bleu_from_stat_arrays(stats, effective_order):
@@ -144,8 +230,7 @@ def _udf_stats(hyp: pa.Array, ref: pa.Array) -> pa.Array:
     scored = sacrebleu_stats([h for h, n in zip(hyps, null) if not n], [r for r, n in zip(refs, null) if not n])
     width = len(BLEU_FIELDS) + len(CHRF_FIELDS)
     matrix = np.zeros((len(null), width), dtype=np.int64)
-    if scored:
-        matrix[~np.array(null, dtype=bool)] = np.array(scored, dtype=np.int64)
+    matrix[~np.array(null, dtype=bool)] = scored
     return pa.StructArray.from_arrays(
         [pa.array(matrix[:, k]) for k in range(width)],
         names=list(BLEU_FIELDS + CHRF_FIELDS),

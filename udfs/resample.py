@@ -20,7 +20,7 @@ Every trial has a row, also one that swaps no sentence (its sums are 0), as SPEC
 
 In SQL the result is one STRUCT of parallel lists (kind, sample, sums) that the caller
 unnests; a NULL argument gives NULL. A statistic NULL in every sentence of the list (the
-reference-based ones of a reference-free run, issue 17) gives NULL sums, as SQL's sum does.
+reference-based ones of a reference-free run) gives NULL sums, as SQL's sum does.
 """
 
 import ctypes

@@ -30,7 +30,7 @@ test, not per sentence.
   scipy uses (``special.stdtr``), with scipy's formula. Same NULL rules as ``srlens_spearman``.
 
 * ``srlens_system_correlation(systems STRUCT(x DOUBLE, y DOUBLE, outlier BOOLEAN)[]) -> STRUCT(...)``:
-  system-level correlation (issue 17) of a metric x with a human score y, one element per system
+  system-level correlation of a metric x with a human score y, one element per system
   (order does not matter): n and ``scipy.stats.pearsonr``, ``spearmanr`` and ``kendalltau`` (tau-b,
   method 'auto') on all systems, then n and ``pearsonr`` on the systems whose ``outlier`` is false
   (the Mathur et al. 2020 rule, decided in SQL). A coefficient and its p are NULL when n < 3 or either

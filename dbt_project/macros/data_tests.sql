@@ -3,7 +3,7 @@
 {#- The rows of `columns` are a key: no two rows share it, and no key column is NULL except those
     listed in `nullable`. One query checks both, and GROUP BY compares NULLs as equal, so a NULL
     view cannot hide a duplicate the way a concatenated string (NULL as a whole) would.
-    Cheaper than grouping every row by its key (issue 18): the rows are grouped by one hash of
+    Cheaper than grouping every row by its key: the rows are grouped by one hash of
     the key first, and only the rows whose hash two rows share are grouped by the key. Two rows
     with the same key have the same hash, so no duplicate escapes; a collision only adds rows to
     look at. At campaign scale this halves the test's CPU and memory on string keys. -#}

@@ -1,4 +1,4 @@
-{# Incremental refresh by corpus (issue 18), beside incremental_by_submission. Models whose rows
+{# Incremental refresh by corpus, beside incremental_by_submission. Models whose rows
    belong to one corpus and depend only on the runs of that corpus (the comparisons of its runs, its
    ensemble) are dbt incremental tables: a build recomputes only the corpora of
    int_changed_corpora (a run loaded, reloaded or removed since the last successful build) and

@@ -1,4 +1,4 @@
-{# Incremental refresh by scope (issue 18), beside incremental_by_corpus, for summaries whose rows
+{# Incremental refresh by scope, beside incremental_by_corpus, for summaries whose rows
    aggregate the runs of one (scope, scope_value): 'all' (every run), a corpus, a team or a
    campaign. A build recomputes only the scopes of int_changed_scopes (those of a run loaded,
    reloaded or removed since the last successful build) and deletes their old rows first; every
@@ -35,7 +35,7 @@
     ({{ scope }}, {{ value }}) in (select scope, scope_value from {{ changed }})
 {%- endmacro %}
 
-{# Finer still, for suspicious_subtrees_summary (issue 18): when every changed run was added since the
+{# Finer still, for suspicious_subtrees_summary: when every changed run was added since the
    last build (none reloaded or removed), each changed scope's runs only grew. A subtree that none of
    the added runs mined then keeps its aggregates (submissions, suspicious_in, mean and max
    suspicion, suspicious_share_pct): only submissions_in_scope and coverage_pct move, and they are

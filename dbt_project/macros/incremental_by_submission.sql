@@ -1,4 +1,4 @@
-{# Incremental refresh by submission (issue 8). Models whose rows belong to one submission
+{# Incremental refresh by submission. Models whose rows belong to one submission
    are dbt incremental tables: a build recomputes only the submissions in
    int_changed_submissions (new, reloaded or removed since the last successful build) and
    deletes their old rows first. Anything else that changes the results (model code, vars,
@@ -30,7 +30,7 @@
 {%- endmacro %}
 
 
-{# Data tests that cost what they guard (issue 18). In an incremental build, a test of an incremental
+{# Data tests that cost what they guard. In an incremental build, a test of an incremental
    model checks the rows of the changed submissions (incremental_by_submission), corpora
    (incremental_by_corpus) or scopes (incremental_by_scope) only: the other rows are the rows the last
    build tested, kept as they were. Only tests whose verdict is the union of the submissions'

@@ -1,4 +1,4 @@
-"""L'AMBRE across campaigns (issue 17): the paper's two diachronic views, as HTML for the report.
+"""L'AMBRE across campaigns: the paper's two diachronic views, as HTML for the report.
 
 * Figure 5 (`systems_chart`): per corpus, the corpus-level rule score of every system run of each
   campaign over time, their median, and the reference run (human translations loaded as the team

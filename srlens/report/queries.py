@@ -27,7 +27,7 @@ TOP_RULES = 30  # worst rules by mean score
 MIN_EDGES = 20  # a relation needs this many reference edges to be shown in DEA per relation
 MAX_BARS = 40  # submissions a chart shows (tables show all)
 VIEWS = MINING_VIEWS  # srlens/definitions.py
-# rule_score_mean: the one figure compared for the runs of a reference-free corpus (issue 17)
+# rule_score_mean: the one figure compared for the runs of a reference-free corpus
 SIGNIFICANCE_METRICS = {"corpus_bleu": "BLEU (corpus)", "dea": "DEA (micro)", "rule_score_mean": "rule score (mean)"}
 
 # Scores of submissions, in display order, with short labels (as in the framework paper).
@@ -93,7 +93,7 @@ join (select corpus, count(*) as submissions
 order by c.corpus"""
 
 SQL_CAMPAIGN_CORPORA = """\
--- The corpora of the campaign's submissions: its treebanks and its reference-free corpora (issue 17),
+-- The corpora of the campaign's submissions: its treebanks and its reference-free corpora,
 -- each with a section of its own.
 select distinct corpus from submission_scores where campaign = $campaign order by corpus"""
 

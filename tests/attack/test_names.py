@@ -1,5 +1,5 @@
-"""Attacks on names: run identities never collide (issue 14, item 2) and no name becomes a path
-as given (issue 21, item 4).
+"""Attacks on names: run identities never collide and no name becomes a path
+as given.
 
 Every hostile name is refused with one line that names the argument, before anything is
 written: the whole folder tree around the warehouse (the warehouse file included) is

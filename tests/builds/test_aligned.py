@@ -1,4 +1,4 @@
-"""The model-free 'aligned' processor (issue 20, SPEC section 6): real text is split the way the
+"""The model-free 'aligned' processor (SPEC section 6): real text is split the way the
 treebank tokenizes it.
 
 Hand-made sentences check each rule of udfs/aligned.py (they are the worked examples of
@@ -164,7 +164,7 @@ def test_ambiguous_des_reads_as_the_text_says():
         (".", 9),
     ]
     assert words("Le prix des pommes et des poires.", ref) == every_word
-    # Already tokenized: 'de les' is spelled out, so 'des' is the determiner (as before issue 20).
+    # Already tokenized: 'de les' is spelled out, so 'des' is the determiner (as it always was).
     assert words("Le prix de les pommes et des poires .", ref) == every_word
     assert words("des poires et de les pommes", ref) == [
         ("des", 7),
@@ -417,7 +417,7 @@ def assert_built_words_are_aligned(con, corpus):
 @pytest.mark.slow
 @pytest.mark.parametrize("lang", TREEBANKS)
 def test_build_gives_the_words_of_the_python_tokenizer(treebank_warehouse, lang):
-    """The guard for any faster route through int_output_words (issue 20); 9 runs per corpus put
+    """The guard for any faster route through int_output_words; 9 runs per corpus put
     7 sentences in each UDF row."""
     outputs, sentences = assert_built_words_are_aligned(treebank_warehouse, f"{lang}_test")
     assert outputs == 9 * sentences  # gold, nfd, 3 whitespace variants, 4 perturbed

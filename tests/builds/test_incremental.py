@@ -1,4 +1,4 @@
-"""Incremental builds (issue 8): after loading runs, only the changed runs are recomputed, and
+"""Incremental builds: after loading runs, only the changed runs are recomputed, and
 every table equals what a full rebuild of the same data gives."""
 
 import json
@@ -189,7 +189,7 @@ def test_a_mart_dropped_by_hand_comes_back_whole_with_its_comments_in_an_increme
 def test_an_incremental_build_tests_only_the_changed_runs_rows_where_that_is_the_whole_verdict(
     incremental_warehouse, tmp_path
 ):
-    """Data tests that cost what they guard (issue 18). In the incremental build, a test of an incremental
+    """Data tests that cost what they guard. In the incremental build, a test of an incremental
     model that is row-wise, or a key holding the column the model is refreshed by (submission_id for a
     per-submission model, corpus for a per-corpus one), reads the changed submissions' (corpora's) rows
     only; every other test reads its whole table."""

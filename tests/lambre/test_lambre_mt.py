@@ -1,4 +1,4 @@
-"""L'AMBRE as its paper uses it (issue 17): reference-free runs, system-level human scores and
+"""L'AMBRE as its paper uses it: reference-free runs, system-level human scores and
 correlations, rules across campaigns, through the real loaders and one real dbt build.
 
 The runs are the first 200 sentences of the fr_gsd, de_gsd, ru_gsd and en_ewt test splits, loaded as
@@ -494,7 +494,7 @@ def test_system_correlations_equal_scipy_on_the_same_vectors(con):
 
 @pytest.mark.slow
 def test_a_corpus_with_reference_text_correlates_every_metric_with_system_human_scores(con):
-    """System-level human scores of runs against a treebank with `# text` (issue 39): DEA, BLEU,
+    """System-level human scores of runs against a treebank with `# text`: DEA, BLEU,
     sacreBLEU and chrF each get a row, over the three systems (the rule scores too where the runs are
     parsed: under `aligned`, text runs have no parse)."""
     rows = dict(

@@ -1,4 +1,4 @@
-"""Issue 17: an English reference-free run in plain text goes through the same path as the CoNLL-U
+"""An English reference-free run in plain text goes through the same path as the CoNLL-U
 runs of tests/lambre/test_lambre_mt.py, parsed by the offline stanza models of ../shared/stanza/en.
 
 Kept small (stanza is slow on a shared machine): 30 sentences of en_ewt test, as written and with

@@ -198,3 +198,66 @@ def test_the_udfs_give_null_for_null_and_a_hand_checked_bleu():
         con.close()
     assert bleu == pytest.approx(100 * (5 / 56) ** 0.25, abs=TOLERANCE)
     assert null_stats is None and null_bleu is None
+
+
+def edge_texts():
+    """Texts that take each branch of sacrebleu's statistics and of its 13a tokenizer."""
+    return [
+        "",
+        " ",
+        "\t\n",
+        ".",
+        "a",
+        "ab",
+        "abcdef",
+        "aaaaaaa aaaa",
+        "3.14, 1,000 and 5-6 - x",
+        "&amp; &quot;quoted&quot; &lt;b&gt; <skipped> line-\nbroken",
+        "“Ça”, n'est-ce pas? — été 日本語のテキスト。 Привет, мир!",
+        "(hi) [x]{y}~`^_@:;/\\|\"'!?#$%*+=",
+        "tokens already split .",
+        "a\u00a0b\u2003c",  # non-breaking and em spaces: whitespace to str.split
+        " ".join(["word", "the", "the", "word", "."] * 300),  # very long, repeated n-grams
+    ]
+
+
+def test_the_statistics_equal_sacrebleus_own_extraction_on_random_and_edge_texts():
+    from sacrebleu.metrics import BLEU, CHRF
+
+    rng = random.Random(29)
+    symbols = list("abc ABC .,-&;!?'\"()0123 éß日本\u00a0\t") + ["&amp;", "&quot;", "<skipped>", "-\n"]
+    noise = ["".join(rng.choice(symbols) for _ in range(rng.randint(0, 40))) for _ in range(300)]
+    edges = edge_texts()
+    # many distinct words and characters: the n-gram numbers are re-ranked to stay within int64
+    vocabulary = [f"w{k}" for k in range(50_000)]
+    wide = [" ".join(rng.choices(vocabulary, k=60)) for _ in range(200)]
+    wide += ["".join(map(chr, rng.choices(range(0x4E00, 0x9FFF), k=300))) for _ in range(20)]
+    hyps = edges * len(edges) + random_texts(rng, 300) + noise + wide
+    refs = [r for r in edges for _ in edges] + random_texts(rng, 300) + noise[::-1] + wide[1:] + wide[:1]
+    ours = np.asarray(mt_scores.sacrebleu_stats(hyps, refs), dtype=np.int64)
+    bleu = BLEU(force=True)._extract_corpus_statistics(hyps, [refs])
+    chrf = CHRF()._extract_corpus_statistics(hyps, [refs])
+    expected = np.array([b + c for b, c in zip(bleu, chrf)], dtype=np.int64)
+    assert ours.shape == expected.shape == (len(hyps), 28)
+    mismatched = [(hyps[k], refs[k]) for k in np.flatnonzero((ours != expected).any(axis=1))]
+    assert not mismatched, mismatched[:3]
+
+
+def test_the_tokenizer_equals_sacrebleus_13a_on_every_character():
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+    from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
+
+    # the first rule's class matches ASCII characters only: the table of str.translate covers it
+    first = TokenizerRegexp()._re[0][0]
+    spaced = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000 and first.fullmatch(chr(c))]
+    assert len(spaced) == 29 and max(spaced) < 128
+    sacrebleu_13a, ours = Tokenizer13a(), mt_scores._tokenizer()
+    # each code point up to U+3000 and a sample above, next to a digit, a letter and a period: 13a's rules
+    points = [c for c in [*range(0x3000), *range(0x3000, 0x110000, 97)] if not 0xD800 <= c < 0xE000]
+    # as lines of one batch: no rule's match crosses two lines
+    lines = ["".join(f"{chr(c)}1.{chr(c)}a,{chr(c)}-" for c in points[k : k + 64]) for k in range(0, len(points), 64)]
+    lines += [".", ",", "1", "-", "a.", ".1", "1-", ", ", " .", "", "&amp;", "x-\ny"]
+    assert ours(lines) == [sacrebleu_13a(line).split() for line in lines]
+    # a batch's first and last line: 13a's padding spaces still split ",5" and "5."
+    edges = [",5", "a", "5."]
+    assert ours(edges) == [sacrebleu_13a(line).split() for line in edges] == [[",", "5"], ["a"], ["5", "."]]

@@ -242,7 +242,7 @@ def test_demo_runs_rank_as_their_perturbations_predict(warehouse_con):
     )
     assert reorder["random"] < 0.5
     # Gold order is perfect everywhere, also in the sentence whose French word "6 20 30" contains
-    # spaces: the aligned processor matches such a form across the whitespace (issue 20).
+    # spaces: the aligned processor matches such a form across the whitespace.
     imperfect = warehouse_con.execute(
         "select sent_id from sentence_scores where run = 'gold' and (reorder_accuracy < 1 or dea < 1 "
         "or simple_string_accuracy < 1 or generation_tree_accuracy < 1)"

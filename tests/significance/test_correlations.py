@@ -430,7 +430,7 @@ def test_correlation_summary_aggregates_the_submissions(warehouse_con):
             assert (median, mean) == (None, None)
     # The demo finding quoted in docs/analysis.md: the median rho of BLEU and DEA over the demo runs is
     # 0.89; every run but the two gold runs contributes (their DEA is 1 on every sentence: rho
-    # undefined; French gold too since the aligned processor matches '6 20 30', issue 20).
+    # undefined; French gold too since the aligned processor matches '6 20 30').
     runs = warehouse_con.execute("select count(*) from submission_scores where campaign = 'demo'").fetchone()[0]
     (row,) = warehouse_con.execute(
         "select submissions, round(rho_median, 2) from correlation_summary "

@@ -1,4 +1,4 @@
-"""Human judgments follow the text they judged (issue 21, item 2).
+"""Human judgments follow the text they judged.
 
 A judgment describes one output text. Reloading the run without that sentence, or with
 another text for it, deletes the judgment in the load's transaction and says how many went;

@@ -1,4 +1,4 @@
-"""Test data of issue 17 (tests/lambre/test_lambre_mt*.py): copies of a real UD test split with agreement
+"""Test data of tests/lambre/test_lambre_mt*.py: copies of a real UD test split with agreement
 errors injected at a known rate, as runs of a machine-translation system would carry them."""
 
 import random

@@ -1,4 +1,4 @@
-"""Seeded mutants of CoNLL-U and sr files, and an oracle independent of loaders/ (issue 14, item 7).
+"""Seeded mutants of CoNLL-U and sr files, and an oracle independent of loaders/.
 
 A Fuzzer loads mutants into one real warehouse, as treebanks (CoNLL-U) or as runs (CoNLL-U or sr), and
 collects a one-line description of everything that went wrong:

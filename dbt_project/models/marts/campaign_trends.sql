@@ -1,4 +1,4 @@
--- L'AMBRE systems across campaigns (issue 17; the paper's Figure 5): one row per (campaign,
+-- L'AMBRE systems across campaigns (the paper's Figure 5): one row per (campaign,
 -- corpus) with the corpus-level rule score of its system runs (submission_scores.rule_score:
 -- count, median, mean, min, max) and of its reference run, the run of the team named by var
 -- lambre_reference_team (human translations loaded like a system), where there is one (the

@@ -1,4 +1,4 @@
--- L'AMBRE rules across campaigns (issue 17; the paper's Figure 6): one row per (campaign,
+-- L'AMBRE rules across campaigns (the paper's Figure 6): one row per (campaign,
 -- language, rule_id) with the median and mean of the rule's score over the campaign's system runs
 -- of that language in which the rule fired (lambre_rule_scores), and the same for the runs of the
 -- reference team (var lambre_reference_team: human translations loaded as a run), kept apart.

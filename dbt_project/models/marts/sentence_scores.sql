@@ -31,7 +31,7 @@ select
     x.output_words,
     b.bleu,
     case when x.reference_words > 1 then coalesce(d.matched_edges, 0) / (x.reference_words - 1) end as dea,
-    -- (NULL for a run of a reference-free corpus, issue 17: it has no reference edges to count)
+    -- (NULL for a run of a reference-free corpus: it has no reference edges to count)
     case when x.has_reference is not false then coalesce(d.edges, 0) end as dea_edges,
     case when x.has_reference is not false then coalesce(d.matched_edges, 0) end as dea_matched,
     u.acc.simple_string_accuracy,

@@ -1,6 +1,6 @@
 -- noqa: disable=LT02
 -- (sqlfluff cannot indent the jinja for-loops of this model's generated columns; kept as written)
--- System-level correlation of each metric with each human criterion (issue 17; the L'AMBRE
+-- System-level correlation of each metric with each human criterion (the L'AMBRE
 -- paper's Table 3): one row per (campaign, corpus, metric, criterion). A system is a run with a
 -- value of the metric and a human score on the criterion (int_system_human_scores); runs where
 -- the metric is NULL (e.g. BLEU of a reference-free run) are left out of that metric's rows.

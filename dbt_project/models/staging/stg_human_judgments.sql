@@ -17,5 +17,5 @@ select
     h.text_sha256
 from {{ source('raw', 'human_judgments') }} h
 left join {{ ref('stg_submissions') }} s using (campaign, corpus, team, run)
--- (the sentence through the run's outputs, which reference-free corpora have too: issue 17)
+-- (the sentence through the run's outputs, which reference-free corpora have too)
 left join {{ ref('stg_outputs') }} t on t.submission_id = s.submission_id and t.sent_id = h.sent_id

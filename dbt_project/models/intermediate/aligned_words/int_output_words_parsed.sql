@@ -8,7 +8,7 @@ with outputs as (
     select o.submission_id, o.sent_idx, o.output_text, s.format, t.language
     from {{ ref('stg_outputs') }} o
     join {{ ref('stg_submissions') }} s using (submission_id)
-    join {{ ref('int_corpora') }} t using (corpus)  -- reference-free corpora too (issue 17)
+    join {{ ref('int_corpora') }} t using (corpus)  -- reference-free corpora too
     where not o.is_missing and {{ changed_submission('o.submission_id') }}
 ),
 

@@ -6,7 +6,7 @@
 -- leaving the sentence out (tuning_corpus = corpus), and each pair of var ensemble_tuning_corpus
 -- ({"target": "tuning"}) learns on the tuning corpus. The candidates of sentence x are the runs
 -- of the corpus that realized x, less those of var ensemble_exclude_runs; a corpus without a
--- reference treebank (issue 17) has none. Each run learns from its teacher: itself
+-- reference treebank has none. Each run learns from its teacher: itself
 -- (leave-one-out), or the tuning corpus's run with the same team and run name (the same
 -- campaign first, then the smaller submission_id); none: it learns nothing.
 --

@@ -1,4 +1,4 @@
--- One human score per run and criterion (issue 17), from one source per (campaign, corpus,
+-- One human score per run and criterion, from one source per (campaign, corpus,
 -- criterion), so that a correlation never mixes units: the system-level scores loaded with
 -- `load-human --level system` when any run there has one (runs without one then have no human
 -- score on that criterion); otherwise, when only sentence-level judgments exist, the mean over

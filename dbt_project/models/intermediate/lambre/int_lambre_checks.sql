@@ -12,7 +12,7 @@ with words as (
     select w.*, t.language
     from {{ ref('int_output_words_parsed') }} w
     join {{ ref('stg_submissions') }} s using (submission_id)
-    join {{ ref('int_corpora') }} t using (corpus)  -- reference-free corpora too (issue 17)
+    join {{ ref('int_corpora') }} t using (corpus)  -- reference-free corpora too
     where w.head is not null and {{ changed_submission('w.submission_id') }}
 ),
 

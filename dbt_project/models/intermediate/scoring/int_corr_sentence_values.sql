@@ -28,7 +28,7 @@ with sentences as (
         c.{{ column }}::double as {{ column }}{{ ',' if not loop.last }}
     {%- endfor %}
     from {{ ref('sentence_scores') }} s
-    -- (left: a run of a reference-free corpus has no reference tree, only its scores; issue 17)
+    -- (left: a run of a reference-free corpus has no reference tree, only its scores)
     left join {{ ref('sentence_complexity') }} c using (corpus, sent_idx)
     where
         {{ changed_submission('s.submission_id') }}

@@ -1,7 +1,7 @@
 {{ incremental_by_submission() }}
 -- One row per output sentence that exists (missing sentences are not scored), with the
 -- reference and output lemma sequences the scores compare. A run of a reference-free corpus
--- (issue 17) has no reference: ref_lemmas and ref_heads are NULL, so every reference-based
+-- has no reference: ref_lemmas and ref_heads are NULL, so every reference-based
 -- score of it is NULL, never 0.
 with reference as (
     select

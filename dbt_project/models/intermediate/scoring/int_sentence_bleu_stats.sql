@@ -8,7 +8,7 @@
 -- row by row (joining the 5 million output words with their references' lemmas cost more), and
 -- each n-gram is packed into one integer key (macros/packed_ngrams.sql). An output's or a reference
 -- sentence's n-grams are grouped by integer ids (output_id, reference_id), not by the names.
--- (no BLEU without a reference, issue 17)
+-- (no BLEU without a reference)
 with scored as (
     select
         submission_id, corpus, sent_idx, len(out_lemmas) as hyp_len, len(ref_lemmas) as ref_len, ref_lemmas,

@@ -1,5 +1,5 @@
 -- Every corpus a run can belong to, with its language: the loaded treebanks (has_reference) and
--- the reference-free corpora (issue 17), whose runs get no reference-based score.
+-- the reference-free corpora, whose runs get no reference-based score.
 select corpus, language, true as has_reference
 from {{ ref('stg_treebank_files') }}
 union all
