@@ -122,6 +122,16 @@ con.close()
 REFERENCE_SENTENCES = 2000
 
 
+def reference_texts(scale):
+    """The first 2,000 `# text` lines of UD en_ewt test (`scale` multiplies them, at least 10)."""
+    texts = [
+        line[len("# text = ") :].strip()
+        for line in EN_EWT_TEST.read_text(encoding="utf-8").split("\n")
+        if line.startswith("# text = ")
+    ]
+    return texts[: max(10, round(REFERENCE_SENTENCES * scale))]
+
+
 class ReferenceParse:
     """The parse of text references (srlens load-references): the first 2,000 `# text` lines of UD en_ewt
     test (`--scale` multiplies them) loaded as a text reference, then parsed as a build does before dbt
@@ -129,14 +139,7 @@ class ReferenceParse:
 
     @staticmethod
     def prepare(data, scale):
-        texts = [
-            line[len("# text = ") :].strip()
-            for line in EN_EWT_TEST.read_text(encoding="utf-8").split("\n")
-            if line.startswith("# text = ")
-        ]
-        (data / "references.txt").write_text(
-            "\n".join(texts[: max(10, round(REFERENCE_SENTENCES * scale))]) + "\n", encoding="utf-8"
-        )
+        (data / "references.txt").write_text("\n".join(reference_texts(scale)) + "\n", encoding="utf-8")
 
     @staticmethod
     def steps(ctx):
@@ -184,11 +187,7 @@ class TextReferenceBuild:
 
     @staticmethod
     def prepare(data, scale):
-        texts = [
-            line[len("# text = ") :].strip()
-            for line in EN_EWT_TEST.read_text(encoding="utf-8").split("\n")
-            if line.startswith("# text = ")
-        ][: max(10, round(REFERENCE_SENTENCES * scale))]
+        texts = reference_texts(scale)
         (data / "references.txt").write_text("\n".join(texts) + "\n", encoding="utf-8")
         for system in range(SYSTEMS):
             run = data / "systems" / f"team{system:02d}" / "primary"
