@@ -46,10 +46,11 @@ def detect_format(text):
     return "text", "no line is a CoNLL-U word line or a '# text =' comment"
 
 
-def read_run(path, fmt="auto"):
+def read_run(path, fmt="auto", source=None):
+    """`source`: the file's (text, sha256) from read_text when the caller has read it already."""
     if fmt not in FORMATS:
         raise LoadError(path, f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
-    text, digest = read_text(path)
+    text, digest = source or read_text(path)
     if not text.strip():
         raise LoadError(path, "the file is empty")
     note = ""

@@ -34,14 +34,14 @@ def read_references(path, fmt="text"):
     """(sent_ids, texts, line numbers, sha256) of a reference file; a LoadError for anything refused."""
     if fmt not in REFERENCE_FORMATS:
         raise LoadError(path, f"unknown reference format {fmt!r} (one of {', '.join(REFERENCE_FORMATS)})")
-    text, _ = read_text(path)
+    text, digest = read_text(path)
     if not text.strip():
         raise LoadError(path, "the file is empty")
     kind, why = detect_format(text)
     if kind == "conllu":
         line = int(why.split()[1])
         raise LoadError(path, "this is a CoNLL-U treebank: load it with `srlens load-treebank`", line)
-    run = read_run(path, fmt)
+    run = read_run(path, fmt, source=(text, digest))
     ids = [str(k) for k in range(1, len(run.texts) + 1)] if fmt == "text" else run.sent_ids
     first = {}
     for sent_id, text, line in zip(ids, run.texts, run.line_nos):
